@@ -1,0 +1,116 @@
+"""The reference bundle of one case: its inputs and what each output must be.
+
+A bundle holds, for every output tensor, the exact value computed in float64
+from the (already rounded) inputs, the magnitude of the terms that were summed
+for each element, and the length of that sum. The comparison on the host
+turns those into a tolerance (harness/compare.py).
+
+Bundles are cached on disk under a key made from everything that produced
+them: the case description, the seed, the torch version and the source of the
+golden package. A second run with nothing changed reads them back.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+
+@dataclass
+class Reference:
+    """Expected value of one output tensor."""
+
+    value: np.ndarray      # exact result in float64
+    magnitude: np.ndarray  # sum over the reduction of |term|, same shape
+    reduction: int         # rounded operations that contribute to one element
+
+
+@dataclass
+class ReferenceBundle:
+    inputs: dict[str, np.ndarray] = field(default_factory=dict)       # float64, on the format's grid
+    outputs: dict[str, Reference] = field(default_factory=dict)
+
+    def to_bytes(self) -> bytes:
+        arrays = {f"in/{k}": v for k, v in self.inputs.items()}
+        for name, ref in self.outputs.items():
+            arrays[f"out/{name}"] = ref.value
+            arrays[f"mag/{name}"] = ref.magnitude
+        meta = {"inputs": list(self.inputs), "outputs": {k: r.reduction for k, r in self.outputs.items()}}
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "ReferenceBundle":
+        with np.load(io.BytesIO(data)) as archive:
+            meta = json.loads(archive["meta"].tobytes().decode())
+            inputs = {k: archive[f"in/{k}"] for k in meta["inputs"]}
+            outputs = {
+                k: Reference(archive[f"out/{k}"], archive[f"mag/{k}"], int(n))
+                for k, n in meta["outputs"].items()
+            }
+        return cls(inputs, outputs)
+
+
+def _golden_source_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+_SOURCE_DIGEST = _golden_source_digest()
+
+
+def bundle_key(description: dict) -> str:
+    material = json.dumps(
+        {"case": description, "torch": torch.__version__, "golden": _SOURCE_DIGEST}, sort_keys=True
+    )
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside `path`, then rename over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+class BundleCache:
+    """Content-keyed store of reference bundles. Writes are atomic, so
+    parallel workers that compute the same bundle never see half a file."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.generated = 0
+        self.reused = 0
+
+    def get(self, description: dict, compute) -> ReferenceBundle:
+        key = bundle_key(description)
+        path = self.root / key[:2] / f"{key}.npz"
+        if path.exists():
+            try:
+                bundle = ReferenceBundle.from_bytes(path.read_bytes())
+                self.reused += 1
+                return bundle
+            except (OSError, ValueError, KeyError):
+                pass  # a damaged entry is recomputed and replaced
+        bundle = compute()
+        write_atomically(path, bundle.to_bytes())
+        self.generated += 1
+        return bundle

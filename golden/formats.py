@@ -1,0 +1,77 @@
+"""Number formats the device computes in, and how a value is rounded to each.
+
+A format knows its unit roundoff (half the distance from 1.0 to the next
+value), how to round float64 values to it with round-to-nearest-even, and how
+to move between values and the 16- or 32-bit patterns the device sends back.
+The ULP distance between two patterns is measured on the format's ordered
+integer line, so +0 and -0 are 0 ULP apart and neighbours are 1 apart.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+
+@dataclass(frozen=True)
+class NumberFormat:
+    name: str            # "fp32", "fp16" (IEEE binary16) or "bf16" (bfloat16)
+    torch_dtype: torch.dtype
+    bits: int            # width of one element on the wire
+    mantissa_bits: int   # explicit fraction bits
+    min_exponent: int    # exponent of the smallest normal value
+
+    @property
+    def unit_roundoff(self) -> float:
+        return 2.0 ** -(self.mantissa_bits + 1)
+
+    @property
+    def smallest_subnormal(self) -> float:
+        return 2.0 ** (self.min_exponent - self.mantissa_bits)
+
+    @property
+    def wire_dtype(self) -> np.dtype:
+        return np.dtype(np.uint16 if self.bits == 16 else np.uint32)
+
+    def round(self, values: np.ndarray | torch.Tensor) -> np.ndarray:
+        """float64 values rounded (RNE) to this format, returned as float64."""
+        tensor = torch.as_tensor(np.asarray(values, dtype=np.float64))
+        return tensor.to(self.torch_dtype).to(torch.float64).numpy()
+
+    def to_bits(self, values: np.ndarray) -> np.ndarray:
+        """Bit patterns of float64 values after rounding to this format."""
+        tensor = torch.as_tensor(np.asarray(values, dtype=np.float64)).to(self.torch_dtype)
+        as_int = torch.int16 if self.bits == 16 else torch.int32
+        return tensor.view(as_int).numpy().view(self.wire_dtype).copy()
+
+    def from_bits(self, bits: np.ndarray) -> np.ndarray:
+        """float64 values of bit patterns in this format."""
+        as_int = torch.int16 if self.bits == 16 else torch.int32
+        raw = np.ascontiguousarray(bits, dtype=self.wire_dtype).view(
+            np.int16 if self.bits == 16 else np.int32)
+        return torch.from_numpy(raw.copy()).view(self.torch_dtype).to(torch.float64).numpy()
+
+    def ordered(self, bits: np.ndarray) -> np.ndarray:
+        """Map patterns to integers whose difference is the distance in ULP."""
+        b = np.asarray(bits, dtype=np.int64)
+        sign = np.int64(1) << (self.bits - 1)
+        magnitude = b & (sign - 1)
+        return np.where(b & sign, -magnitude, magnitude)
+
+    def ulp_distance(self, actual_bits: np.ndarray, expected_bits: np.ndarray) -> np.ndarray:
+        return np.abs(self.ordered(actual_bits) - self.ordered(expected_bits))
+
+
+FP32 = NumberFormat("fp32", torch.float32, 32, 23, -126)
+FP16 = NumberFormat("fp16", torch.float16, 16, 10, -14)
+BF16 = NumberFormat("bf16", torch.bfloat16, 16, 7, -126)
+
+FORMATS = {f.name: f for f in (FP32, FP16, BF16)}
+
+
+def format_named(name: str) -> NumberFormat:
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ValueError(f"unknown dtype {name!r}; expected one of {sorted(FORMATS)}") from None

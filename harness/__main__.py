@@ -1,0 +1,54 @@
+"""Command line: python -m harness {regress,toolchain} ...
+
+  regress    run the regression suite (pytest on suite/) and write reports/
+  toolchain  check the embedded toolchain, and install what is missing
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def regress(args: argparse.Namespace, extra: list[str]) -> int:
+    argv = [str(ROOT / "suite"), "--target", args.target, "--reports-dir", args.reports_dir,
+            "-n", args.workers, "-q", "-p", "no:randomly", *extra]
+    if args.trainlib:
+        argv += ["--trainlib", args.trainlib]
+    return pytest.main(argv)
+
+
+def toolchain(args: argparse.Namespace, extra: list[str]) -> int:
+    try:
+        module = importlib.import_module("harness.toolchain")
+    except ImportError:
+        print("the embedded toolchain check is not part of this checkout yet; only the host target exists")
+        return 0
+    return module.main(["--install"] if args.install else [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("regress", help="run the regression suite; extra args go to pytest")
+    run.add_argument("--target", default=os.environ.get("PTL_TARGET", "auto"))
+    run.add_argument("--trainlib", default=None, help="library under test (default lib_c/)")
+    run.add_argument("--reports-dir", default=str(ROOT / "reports"))
+    run.add_argument("-n", dest="workers", default="auto", help="pytest-xdist workers")
+    run.set_defaults(handler=regress)
+    tools = sub.add_parser("toolchain", help="check (and with --install, install) the RISC-V toolchain")
+    tools.add_argument("--install", action="store_true")
+    tools.set_defaults(handler=toolchain)
+    args, extra = parser.parse_known_args(argv)
+    return args.handler(args, extra)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

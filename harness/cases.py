@@ -1,0 +1,117 @@
+"""The case model: a declarative catalogue entry per primitive family, and
+the cases and variants generated from it.
+
+An OpEntry reads like an OpInfo entry: the steps and dtypes it supports, the
+shapes (edge cases included), the options, the core counts, how to lay out
+the runner's params and tensors, the reference, and any known failures with
+their reasons. To test a new primitive, add one entry.
+
+A Case is one golden computation (entry x dtype x step x shape x options).
+A Variant is one way to run it (matmul kernel x core count); one run of the
+runner executes every selected variant of a case.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable
+
+from golden.bundle import Reference
+from harness.kernels import kernel_name, kernel_table
+
+
+@dataclass(frozen=True)
+class KnownFailure:
+    """A real bug not fixed yet: the matching variants are expected to fail."""
+
+    matches: Callable[["Variant"], bool]
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class OpEntry:
+    name: str
+    runner_op: Callable[[str], str]                       # dtype -> runner op name
+    steps: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    shapes: tuple[dict, ...]                              # each a dict of named sizes
+    inputs: Callable[["Case"], dict[str, tuple[int, ...]]]  # names and shapes, in runner order
+    params: Callable[["Case"], list[int]]                 # runner params, in order
+    reference: Callable[["Case", dict], dict[str, Reference]]  # outputs, in runner order
+    options: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    applies: Callable[["Case"], bool] = lambda case: True  # prune option combos per step
+    cores: tuple[int, ...] = (1, 2, 3, 4, 7, 8)
+    kernels: Callable[[str, str], tuple[int, ...]] = lambda dtype, step: tuple(range(len(kernel_table(dtype))))
+    # Per-dtype factor on the error bound; each one must say why in a comment.
+    tolerance_scale: dict[str, float] = field(default_factory=dict)
+    known_failures: tuple[KnownFailure, ...] = ()
+
+    def cases(self) -> list["Case"]:
+        out = []
+        names = list(self.options)
+        for dtype, step, shape in itertools.product(self.dtypes, self.steps, self.shapes):
+            for values in itertools.product(*(self.options[n] for n in names)):
+                case = Case(self, dtype, step, tuple(shape.items()), tuple(zip(names, values)))
+                if self.applies(case):
+                    out.append(case)
+        return out
+
+    def variants(self) -> list["Variant"]:
+        return [Variant(case, kernel, cores)
+                for case in self.cases()
+                for kernel in self.kernels(case.dtype, case.step)
+                for cores in self.cores]
+
+
+@dataclass(frozen=True)
+class Case:
+    entry: OpEntry
+    dtype: str
+    step: str
+    shape_items: tuple[tuple[str, int], ...]
+    option_items: tuple[tuple[str, int], ...]
+
+    @property
+    def shape(self) -> dict[str, int]:
+        return dict(self.shape_items)
+
+    @property
+    def options(self) -> dict[str, int]:
+        return dict(self.option_items)
+
+    @property
+    def shape_text(self) -> str:
+        return "x".join(f"{k}{v}" for k, v in self.shape_items)
+
+    @property
+    def id(self) -> str:
+        opts = "".join(f"-{k}{v}" for k, v in self.option_items)
+        return f"{self.entry.name}-{self.dtype}-{self.step}-{self.shape_text}{opts}"
+
+    def description(self) -> dict:
+        """What the golden bundle depends on (its cache key)."""
+        return {"entry": self.entry.name, "dtype": self.dtype, "step": self.step,
+                "shape": self.shape, "options": self.options}
+
+
+@dataclass(frozen=True)
+class Variant:
+    case: Case
+    kernel: int
+    cores: int
+
+    @property
+    def kernel_name(self) -> str:
+        return kernel_name(self.case.dtype, self.kernel)
+
+    @property
+    def id(self) -> str:
+        return f"{self.case.id}-{self.kernel_name}-c{self.cores}"
+
+    def describe(self, target: str) -> str:
+        shape = " ".join(f"{k}={v}" for k, v in self.case.shape_items + self.case.option_items)
+        return (f"variant: {self.case.entry.name} {self.case.step} {self.case.dtype} {shape} "
+                f"kernel={self.kernel_name} (#{self.kernel}) cores={self.cores} target={target}")
+
+    def known_failure(self) -> KnownFailure | None:
+        return next((k for k in self.case.entry.known_failures if k.matches(self)), None)

@@ -1,0 +1,28 @@
+"""Failure classes. Every case that does not pass says which one it is."""
+from __future__ import annotations
+
+BUILD = "build"          # the library or runner did not compile or link
+LOAD = "load"            # the target could not start the program (missing tool, flash failed)
+TRANSPORT = "transport"  # the records were corrupt, truncated or missing
+TIMEOUT = "timeout"      # the run did not finish within its time limit
+CRASH = "crash"          # a trap, signal, sanitizer report or memory overrun
+NUMERIC = "numeric"      # outputs outside tolerance
+PERF = "perf"            # a performance gate was missed
+NOT_FIT = "not_fit"      # the case does not fit the target (L1, cores, format)
+BAD_CASE = "bad_case"    # the case itself is malformed
+
+ALL = (BUILD, LOAD, TRANSPORT, TIMEOUT, CRASH, NUMERIC, PERF, NOT_FIT, BAD_CASE)
+
+
+class CaseFailure(Exception):
+    """A classified failure of one case or variant, with a message that says
+    what went wrong and what to do."""
+
+    def __init__(self, kind: str, message: str):
+        assert kind in ALL, kind
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.message}"

@@ -1,0 +1,171 @@
+"""Decoder of the runner's framed records (writer: runtime/runner/protocol.c).
+
+Console output is scanned for lines that start with the record marker; all
+other lines (boot banners, library printf) are kept as plain text for
+failure messages. A marked line that does not parse, fails its CRC, or
+breaks the sequence raises TransportError: nothing unchecked is believed.
+"""
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+MARKER = b"@PTL1 "
+NO_VARIANT = 0xFFFFFFFF
+_LINE = re.compile(rb"@PTL1 ([0-9a-f]{8}) ([A-Z]) ([0-9a-f]*) ([0-9a-f]{8})\s*$")
+
+# Variant status codes (ptl_runner.h).
+STATUS_TEXT = {
+    0: "ok", 1: "bad case", 2: "out of memory", 3: "wrote outside an output tensor",
+    4: "core count or kernel index out of range", 5: "unknown op",
+}
+STATUS_GUARD = 3
+
+
+class TransportError(Exception):
+    """The records cannot be trusted: corrupt, truncated, lost or stale."""
+
+
+@dataclass
+class Crash:
+    hart: int
+    cause: int
+    epc: int
+    tval: int
+
+
+@dataclass
+class VariantOutput:
+    index: int
+    status: int | None = None           # None until its VARIANT record arrives
+    elapsed: int = 0
+    region: int | None = None          # measured region number, matches QEMU plugin counts
+    tensors: dict[int, np.ndarray] = field(default_factory=dict)  # bit patterns
+    errors: list[str] = field(default_factory=list)
+    _chunks: dict[int, list] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class DecodedRun:
+    payload_crc: int | None = None
+    n_variants: int = 0
+    variants: list[VariantOutput] = field(default_factory=list)
+    case_errors: list[str] = field(default_factory=list)
+    crash: Crash | None = None
+    complete: bool = False              # the END record arrived and matched
+    console: list[str] = field(default_factory=list)   # unmarked lines
+
+
+def _records(output: bytes):
+    expected_seq = 0
+    for number, line in enumerate(output.split(b"\n"), 1):
+        start = line.find(MARKER)
+        if start < 0:
+            yield None, line
+            continue
+        match = _LINE.match(line[start:])
+        if not match:
+            raise TransportError(f"console line {number}: malformed record {line[start:start + 60]!r}")
+        seq_hex, kind, body_hex, crc_hex = match.groups()
+        if len(body_hex) % 2:
+            raise TransportError(f"console line {number}: odd number of hex digits in record body")
+        seq, body = int(seq_hex, 16), bytes.fromhex(body_hex.decode())
+        crc = zlib.crc32(struct.pack("<I", seq) + kind + body)
+        if crc != int(crc_hex, 16):
+            raise TransportError(f"console line {number}: CRC mismatch in record {seq}")
+        if seq != expected_seq:
+            raise TransportError(f"record {expected_seq} is missing (next record seen is {seq})")
+        expected_seq += 1
+        yield (seq, kind.decode(), body), None
+
+
+def decode_records(output: bytes, expected_crc: int | None = None) -> DecodedRun:
+    """Decode a run's console output. Raises TransportError on any damage.
+    A run that simply stopped (crash, timeout) decodes with complete=False."""
+    run = DecodedRun()
+    for record, plain in _records(output):
+        if record is None:
+            text = plain.decode("utf-8", "replace").rstrip("\r")
+            if text:
+                run.console.append(text)
+            continue
+        seq, kind, body = record
+        try:
+            _apply(run, seq, kind, body)
+        except struct.error as exc:
+            raise TransportError(f"record {seq} ({kind}) has a short body: {exc}") from None
+        if kind == "Z":
+            run.complete = True
+    if run.payload_crc is None and (run.variants or run.complete):
+        raise TransportError("records arrived without a BEGIN record")
+    if expected_crc is not None and run.payload_crc not in (None, expected_crc):
+        raise TransportError(
+            f"the output answers another payload (crc {run.payload_crc:#010x}, sent {expected_crc:#010x})")
+    if run.complete:
+        for v in run.variants:
+            if v.status is None:
+                raise TransportError(f"variant {v.index} has no VARIANT record before END")
+    return run
+
+
+def _variant(run: DecodedRun, index: int) -> VariantOutput:
+    if index >= run.n_variants:
+        raise TransportError(f"record names variant {index}, but the case has {run.n_variants}")
+    return run.variants[index]
+
+
+def _apply(run: DecodedRun, seq: int, kind: str, body: bytes) -> None:
+    if kind == "B":
+        run.payload_crc, run.n_variants = struct.unpack("<II", body)
+        run.variants = [VariantOutput(i) for i in range(run.n_variants)]
+    elif kind == "V":
+        index, status, region, lo, hi = struct.unpack("<IiIII", body)
+        v = _variant(run, index)
+        v.status, v.elapsed = status, lo | hi << 32
+        v.region = None if region == NO_VARIANT else region
+        _assemble_tensors(v)
+    elif kind == "T":
+        index, tensor, dtype, total, first, n = struct.unpack_from("<6I", body)
+        data = body[24:]
+        width = 2 if dtype == 1 else 4
+        if len(data) != n * width or first + n > total:
+            raise TransportError(f"record {seq}: tensor chunk size does not match its header")
+        np_dtype = np.dtype("<u2") if width == 2 else np.dtype("<u4")
+        _variant(run, index)._chunks.setdefault(tensor, []).append(
+            (first, total, np.frombuffer(data, dtype=np_dtype)))
+    elif kind == "E":
+        index, code = struct.unpack_from("<Ii", body)
+        text = body[8:].decode("utf-8", "replace")
+        message = f"{STATUS_TEXT.get(code, f'error {code}')}: {text}"
+        if index == NO_VARIANT:
+            run.case_errors.append(message)
+        else:
+            _variant(run, index).errors.append(message)
+    elif kind == "C":
+        run.crash = Crash(*struct.unpack("<4I", body))
+    elif kind == "Z":
+        (count,) = struct.unpack("<I", body)
+        if count != seq:
+            raise TransportError(f"END says {count} records were written, {seq} arrived")
+    else:
+        raise TransportError(f"record {seq} has unknown kind {kind!r}")
+
+
+def _assemble_tensors(v: VariantOutput) -> None:
+    for tensor, chunks in v._chunks.items():
+        total = chunks[0][1]
+        data = np.zeros(total, dtype=chunks[0][2].dtype)
+        covered = 0
+        for first, _, part in sorted(chunks, key=lambda c: c[0]):
+            if first != covered:
+                raise TransportError(f"variant {v.index} tensor {tensor}: chunk at {first} missing or repeated")
+            data[first:first + part.size] = part
+            covered += part.size
+        if covered != total:
+            raise TransportError(f"variant {v.index} tensor {tensor}: {covered} of {total} elements arrived")
+        v.tensors[tensor] = data
+    v._chunks.clear()

@@ -1,0 +1,224 @@
+"""The pytest plugin (entry point `pytest11: ptl`).
+
+It owns the suite's options, the per-worker Session, the grouping of
+variants into cases (so one runner invocation serves every variant of a
+case, on the same xdist worker), the classification of failures, and the
+reports. Test modules stay declarative:
+
+    @parametrize_variants(ENTRIES)
+    def test_linalg(variant, ptl):
+        ptl.check(variant)
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from harness import failures
+from harness.cases import OpEntry, Variant
+from harness.reports import ReportRow, write_csv, write_junit, write_summary
+from harness.session import Session
+from harness.target import DEFAULT_LIBRARY
+from harness.targets import make_target, target_names
+
+STAT_KEYS = ("builds_compiled", "builds_reused", "golden_generated", "golden_reused", "runner_invocations")
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("ptl", "PULP training-library regression")
+    group.addoption("--target", default=os.environ.get("PTL_TARGET", "auto"),
+                    help=f"where cases run: {', '.join(target_names())}, or auto (the embedded default "
+                         f"when its toolchain is installed, else host)")
+    group.addoption("--trainlib", default=os.environ.get("PTL_TRAINLIB", str(DEFAULT_LIBRARY)),
+                    help="path of the library under test (include/ + sources/); default lib_c/")
+    group.addoption("--sanitize", default=None, choices=("address,undefined", "thread"),
+                    help="host only: build with these sanitizers")
+    group.addoption("--reports-dir", default="reports", help="where JUnit, CSV and summary go")
+    group.addoption("--ptl-cache", default=os.environ.get("PTL_CACHE_DIR"),
+                    help="cache of builds and golden bundles (default: .cache/ptl under the rootdir)")
+    group.addoption("--run-timeout", type=float, default=float(os.environ.get("PTL_RUN_TIMEOUT", 120)),
+                    help="seconds one runner invocation may take before it is killed")
+
+
+def parametrize_variants(entries: list[OpEntry]):
+    params = [pytest.param(v, id=v.id, marks=pytest.mark.xdist_group(v.case.id))
+              for entry in entries for v in entry.variants()]
+    return pytest.mark.parametrize("variant", params)
+
+
+def choose_target(name: str):
+    if name != "auto":
+        return make_target(name)
+    try:
+        qemu = make_target("qemu")
+        if qemu.unavailable_reason() is None:
+            return qemu
+    except (ImportError, ValueError):
+        pass
+    return make_target("host")
+
+
+class PtlPlugin:
+    def __init__(self, config):
+        self.config = config
+        self.target = choose_target(config.getoption("target"))
+        self.unavailable = self.target.unavailable_reason()
+        self.selected: dict = defaultdict(list)      # case -> selected variants, in order
+        self.rows: list[ReportRow] = []
+        self.stats = dict.fromkeys(STAT_KEYS, 0)
+        self._session: Session | None = None
+        self.started = time.monotonic()
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            cache = self.config.getoption("ptl_cache") or Path(self.config.rootpath) / ".cache" / "ptl"
+            self._session = Session(self.target, Path(self.config.getoption("trainlib")), Path(cache),
+                                    self.config.getoption("sanitize"), self.config.getoption("run_timeout"))
+        return self._session
+
+    # ---- collection --------------------------------------------------------
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            variant = _variant_of(item)
+            if variant is None:
+                continue
+            self.selected[variant.case].append(variant)
+            known = variant.known_failure()
+            if known:
+                item.add_marker(pytest.mark.xfail(reason=known.reason, strict=True))
+
+    def pytest_report_header(self, config):
+        reason = self.unavailable
+        lines = [f"ptl target: {self.target.name} (unit: {self.target.capabilities.counter_unit}), "
+                 f"library: {config.getoption('trainlib')}"]
+        if reason:
+            lines.append(f"ptl target {self.target.name} is NOT available: {reason}")
+        return lines
+
+    # ---- running -----------------------------------------------------------
+
+    def check(self, request, variant: Variant) -> None:
+        reason = self.unavailable
+        if reason:
+            _record(request, variant, self.target.name, failure_class=failures.LOAD)
+            pytest.fail(f"[load] target {self.target.name} is not available: {reason}", pytrace=False)
+        group = self.selected.get(variant.case) or [variant]
+        result = self.session.results_for(variant.case, group)[variant]
+        counters = result.counters
+        _record(request, variant, self.target.name,
+                unit=counters.unit if counters else self.target.capabilities.counter_unit,
+                latency=counters.latency if counters else None,
+                work=counters.work if counters else None,
+                max_ulp=result.max_ulp, mean_ulp=None if result.mean_ulp is None else f"{result.mean_ulp:.3f}",
+                worst_error_ratio=None if result.worst_ratio is None else f"{result.worst_ratio:.3g}",
+                failure_class=result.failure.kind if result.failure else "")
+        if result.failure is None:
+            return
+        if result.failure.kind == failures.NOT_FIT:
+            pytest.skip(f"[not_fit] {result.failure.message}")
+        pytest.fail(str(result.failure), pytrace=False)
+
+    # ---- reporting ---------------------------------------------------------
+
+    def pytest_runtest_logreport(self, report):
+        props = dict(report.user_properties)
+        if "family" not in props:
+            return
+        if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+            outcome = report.outcome
+            if hasattr(report, "wasxfail"):
+                outcome = "xfailed" if report.outcome == "skipped" else "xpassed"
+            elif report.when == "setup" and report.outcome == "failed":
+                outcome = "error"
+            message = str(report.longrepr) if report.longrepr else ""
+            if hasattr(report, "wasxfail") and not message:
+                message = report.wasxfail
+            self.rows.append(ReportRow(props.get("test_id", report.nodeid), outcome, report.duration,
+                                       props, message))
+
+    def pytest_sessionfinish(self, session):
+        if self._session is not None:
+            self._merge_stats(self._local_stats())
+        if hasattr(self.config, "workerinput"):
+            self.config.workeroutput["ptl_stats"] = self.stats
+            return
+        if not self.rows:
+            return
+        out = Path(self.config.getoption("reports_dir"))
+        self.rows.sort(key=lambda r: r.test_id)
+        write_junit(self.rows, out / "junit.xml")
+        write_csv(self.rows, out / "results.csv")
+        outcomes = defaultdict(int)
+        for row in self.rows:
+            outcomes[row.outcome] += 1
+        write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
+                       "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
+
+    def pytest_testnodedown(self, node, error):
+        self._merge_stats(getattr(node, "workeroutput", {}).get("ptl_stats", {}))
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if hasattr(self.config, "workerinput") or not self.rows:
+            return
+        s = self.stats
+        terminalreporter.write_line(
+            f"ptl cache: builds compiled {s['builds_compiled']}, reused {s['builds_reused']}; "
+            f"golden generated {s['golden_generated']}, reused {s['golden_reused']}; "
+            f"runner invocations {s['runner_invocations']}")
+        terminalreporter.write_line(f"ptl reports: {Path(self.config.getoption('reports_dir')) / 'junit.xml'}, "
+                                    f"results.csv, summary.json")
+
+    def _local_stats(self) -> dict:
+        s = self._session
+        return {"builds_compiled": s.builds.compiled, "builds_reused": s.builds.reused,
+                "golden_generated": s.golden.generated, "golden_reused": s.golden.reused,
+                "runner_invocations": s.runs}
+
+    def _merge_stats(self, stats: dict) -> None:
+        for key in STAT_KEYS:
+            self.stats[key] += stats.get(key, 0)
+
+    def pytest_unconfigure(self, config):
+        if self._session is not None:
+            shutil.rmtree(self._session.workdir, ignore_errors=True)
+
+
+def _variant_of(item) -> Variant | None:
+    callspec = getattr(item, "callspec", None)
+    variant = callspec.params.get("variant") if callspec else None
+    return variant if isinstance(variant, Variant) else None
+
+
+def _record(request, variant: Variant, target: str, **extra) -> None:
+    case = variant.case
+    props = {"test_id": variant.id, "target": target, "family": case.entry.name, "step": case.step,
+             "dtype": case.dtype, "shape": case.shape_text,
+             "options": " ".join(f"{k}={v}" for k, v in case.option_items),
+             "kernel": variant.kernel_name, "kernel_index": variant.kernel, "cores": variant.cores, **extra}
+    request.node.user_properties.extend(props.items())
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(PtlPlugin(config), "ptl-plugin")
+
+
+class _Handle:
+    def __init__(self, plugin: PtlPlugin, request):
+        self.plugin, self.request = plugin, request
+
+    def check(self, variant: Variant) -> None:
+        self.plugin.check(self.request, variant)
+
+
+@pytest.fixture
+def ptl(request):
+    """Runs and judges a variant: ptl.check(variant)."""
+    return _Handle(request.config.pluginmanager.get_plugin("ptl-plugin"), request)

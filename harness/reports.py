@@ -1,0 +1,66 @@
+"""Reports of a run: a JUnit XML with one test case per variant, carrying its
+properties, and a CSV with one row per variant. Both are written to a
+temporary file and renamed into place, so a reader never sees half a file."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from golden.bundle import write_atomically
+
+CSV_COLUMNS = ["test_id", "outcome", "failure_class", "target", "family", "step", "dtype", "shape",
+               "options", "kernel", "kernel_index", "cores", "unit", "latency", "work", "max_ulp",
+               "mean_ulp", "worst_error_ratio", "duration_s", "message"]
+
+
+@dataclass
+class ReportRow:
+    test_id: str
+    outcome: str                      # passed, failed, error, skipped, xfailed, xpassed
+    duration: float
+    properties: dict = field(default_factory=dict)
+    message: str = ""
+
+
+def write_csv(rows: list[ReportRow], path: Path) -> None:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, CSV_COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    for row in rows:
+        record = {**row.properties, "test_id": row.test_id, "outcome": row.outcome,
+                  "duration_s": f"{row.duration:.4f}", "message": row.message.splitlines()[0] if row.message else ""}
+        writer.writerow(record)
+    write_atomically(path, buffer.getvalue().encode())
+
+
+def write_junit(rows: list[ReportRow], path: Path, suite_name: str = "ptl") -> None:
+    counts = {k: sum(r.outcome == k for r in rows) for k in ("failed", "error", "skipped", "xfailed")}
+    suite = ET.Element("testsuite", name=suite_name, tests=str(len(rows)), failures=str(counts["failed"]),
+                       errors=str(counts["error"]), skipped=str(counts["skipped"] + counts["xfailed"]),
+                       time=f"{sum(r.duration for r in rows):.3f}")
+    for row in rows:
+        classname = f"{row.properties.get('target', '')}.{row.properties.get('family', '')}"
+        case = ET.SubElement(suite, "testcase", classname=classname, name=row.test_id,
+                             time=f"{row.duration:.4f}")
+        if row.properties:
+            props = ET.SubElement(case, "properties")
+            for key, value in row.properties.items():
+                ET.SubElement(props, "property", name=key, value="" if value is None else str(value))
+        first_line = row.message.splitlines()[0] if row.message else ""
+        if row.outcome in ("failed", "error"):
+            tag = "failure" if row.outcome == "failed" else "error"
+            node = ET.SubElement(case, tag, message=first_line,
+                                 type=str(row.properties.get("failure_class", row.outcome)))
+            node.text = row.message
+        elif row.outcome in ("skipped", "xfailed"):
+            ET.SubElement(case, "skipped", type=row.outcome, message=first_line)
+    ET.indent(suite)
+    write_atomically(path, ET.tostring(ET.ElementTree(suite).getroot(), encoding="utf-8", xml_declaration=True))
+
+
+def write_summary(summary: dict, path: Path) -> None:
+    write_atomically(path, json.dumps(summary, indent=2, sort_keys=True).encode())

@@ -1,0 +1,140 @@
+/*
+ * pmsis.h: the subset of the PULP pmsis API that a training library may use,
+ * provided by the harness on targets that are not a real PULP SDK (host, QEMU).
+ *
+ * The team calls follow the PULP cluster model: the caller forks a team of
+ * cores, each core finds its slice through pi_core_id(), and
+ * pi_cl_team_barrier() synchronises the team. The implementation lives in one
+ * file per target (runtime/host/team_pthreads.c, runtime/qemu/team_harts.c).
+ *
+ * NUM_CORES is normally a compile-time constant. The harness builds the
+ * library once and picks the core count per variant at run time, so it
+ * compiles with -DNUM_CORES=ptl_num_cores and sets that variable before each
+ * variant. A library that reads NUM_CORES therefore sees the variant's count.
+ */
+#ifndef PTL_PMSIS_SHIM_H
+#define PTL_PMSIS_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Core count of the current variant; the value NUM_CORES expands to. */
+extern int ptl_num_cores;
+
+/* ---- Team ---------------------------------------------------------------- */
+
+/* Id of the calling core inside the current team, 0..nb_cores-1. */
+int pi_core_id(void);
+/* Cluster id; a single cluster on every harness target. */
+static inline int pi_cluster_id(void) { return 0; }
+/* Number of cores in the team that is currently running. */
+int pi_cl_team_nb_cores(void);
+/* Runs entry(arg) on nb_cores cores (0 means ptl_num_cores) and returns when
+ * all of them have finished. The caller takes the part of core 0. */
+void pi_cl_team_fork(int nb_cores, void (*entry)(void *), void *arg);
+/* Blocks until every core of the current team has reached the barrier. */
+void pi_cl_team_barrier(void);
+
+/* ---- Performance counters -------------------------------------------------
+ * Per-core counters. On host PI_PERF_CYCLES counts nanoseconds of wall time and
+ * PI_PERF_INSTR is not available (reads 0); the harness labels the unit. */
+enum {
+    PI_PERF_CYCLES = 0,
+    PI_PERF_ACTIVE_CYCLES = 1,
+    PI_PERF_INSTR = 2,
+};
+void pi_perf_conf(unsigned events);
+void pi_perf_reset(void);
+void pi_perf_start(void);
+void pi_perf_stop(void);
+unsigned int pi_perf_read(int event);
+
+/* ---- DMA: emulated with memcpy, completed on issue ------------------------ */
+typedef enum {
+    PI_CL_DMA_DIR_LOC2EXT = 0,
+    PI_CL_DMA_DIR_EXT2LOC = 1,
+} pi_cl_dma_dir_e;
+
+typedef struct pi_cl_dma_cmd_s {
+    int id;
+} pi_cl_dma_cmd_t;
+
+typedef struct pi_cl_dma_copy_s {
+    uint32_t ext;
+    uint32_t loc;
+    uint32_t size;
+    pi_cl_dma_dir_e dir;
+    int merge;
+    uint32_t stride;
+    uint32_t length;
+    int id;
+} pi_cl_dma_copy_t;
+
+static inline void pi_cl_dma_cmd(uint32_t ext, uint32_t loc, uint32_t size,
+                                 pi_cl_dma_dir_e dir, pi_cl_dma_cmd_t *cmd)
+{
+    void *e = (void *)(uintptr_t)ext, *l = (void *)(uintptr_t)loc;
+    if (dir == PI_CL_DMA_DIR_EXT2LOC)
+        memmove(l, e, size);
+    else
+        memmove(e, l, size);
+    if (cmd)
+        cmd->id = 0;
+}
+
+/* 2D transfer: `size` bytes in rows of `length` bytes; rows are `stride`
+ * bytes apart on the external side and contiguous on the local side. */
+static inline void pi_cl_dma_cmd_2d(uint32_t ext, uint32_t loc, uint32_t size,
+                                    uint32_t stride, uint32_t length,
+                                    pi_cl_dma_dir_e dir, pi_cl_dma_cmd_t *cmd)
+{
+    uint32_t done = 0;
+    for (uint32_t row = 0; done < size; row++) {
+        uint32_t chunk = (size - done < length) ? size - done : length;
+        pi_cl_dma_cmd(ext + row * stride, loc + done, chunk, dir, NULL);
+        done += chunk;
+    }
+    if (cmd)
+        cmd->id = 0;
+}
+
+static inline void pi_cl_dma_cmd_wait(pi_cl_dma_cmd_t *cmd) { (void)cmd; }
+static inline void pi_cl_dma_memcpy(pi_cl_dma_copy_t *copy)
+{
+    pi_cl_dma_cmd(copy->ext, copy->loc, copy->size, copy->dir, NULL);
+}
+static inline void pi_cl_dma_wait(pi_cl_dma_copy_t *copy) { (void)copy; }
+
+/* ---- Memory placement: one flat memory on harness targets ------------------ */
+#define PI_L1
+#define PI_L2
+#define PI_CL_L1
+#define PI_FC_L1
+
+/* ---- Toolchain types --------------------------------------------------------
+ * float16 / float16alt are the PULP toolchain's IEEE binary16 and bfloat16
+ * arithmetic types. Where the compiler has such a type it is used; otherwise
+ * they are 16-bit storage types, and a library must do its arithmetic through
+ * its own conversion helpers (lib_c/include/pulp_fp16.h does). */
+#if defined(__FLT16_MANT_DIG__)
+typedef _Float16 float16;
+#else
+typedef uint16_t float16;
+#endif
+#if defined(__BFLT16_MANT_DIG__)
+typedef __bf16 float16alt;
+#else
+typedef uint16_t float16alt;
+#endif
+typedef short v2s __attribute__((vector_size(4)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTL_PMSIS_SHIM_H */

@@ -1,0 +1,43 @@
+/*
+ * ptl_platform.h: what the table-driven runner needs from a target.
+ *
+ * Each target provides these in its own runtime directory
+ * (runtime/host/platform_host.c, runtime/qemu/platform_qemu.c, ...), next to
+ * its implementation of the pmsis team calls.
+ */
+#ifndef PTL_PLATFORM_H
+#define PTL_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Called first by the runner's main(); argc/argv are 0/NULL on bare metal. */
+void ptl_platform_init(int argc, char **argv);
+
+/* The case payload delivered at run time (a file on host, a memory image
+ * placed by the loader on QEMU). Returns NULL and sets *why when absent. */
+const uint8_t *ptl_payload(size_t *len, const char **why);
+
+/* Raw console output: stdout on host, the UART on QEMU. */
+void ptl_console_write(const char *text, size_t len);
+
+/* Ends the program with an exit status. */
+void ptl_exit(int status) __attribute__((noreturn));
+
+/* Bracket the measured region of one variant. On host they read a clock; on
+ * QEMU they execute marker instructions that the counting plugin sees. */
+void ptl_region_begin(uint32_t variant);
+void ptl_region_end(uint32_t variant);
+/* Elapsed time of the last region in the target's native unit, or 0 when the
+ * target measures outside the program (QEMU's plugin). */
+uint64_t ptl_region_elapsed(void);
+
+/* Exit statuses shared by every target's runtime and the Python decoder. */
+enum {
+    PTL_EXIT_OK = 0,
+    PTL_EXIT_BAD_PAYLOAD = 10,
+    PTL_EXIT_OUT_OF_MEMORY = 11,
+    PTL_EXIT_TRAP = 12,
+};
+
+#endif /* PTL_PLATFORM_H */

@@ -1,0 +1,147 @@
+/*
+ * QEMU flavour of ptl_platform.h: the payload is a memory image that QEMU's
+ * generic loader places at PTL_QEMU_PAYLOAD_ADDR, the console is the NS16550
+ * UART, exit goes through the sifive_test device, and a measured region is
+ * bracketed by marker instructions that the counting plugin
+ * (plugin/ptl_insn_count.c) sees. The program never measures itself:
+ * ptl_region_elapsed() is 0 and the harness reads the plugin's counts.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ptl_platform.h"
+#include "ptl_protocol.h"
+#include "ptl_qemu_hw.h"
+#include "ptl_runner.h"
+
+#define UART_THR 0
+#define UART_LSR 5
+#define UART_LSR_THRE 0x20
+
+#define TEST_PASS 0x5555u
+#define TEST_FAIL 0x3333u
+
+struct ptl_qemu_lock ptl_qemu_console_lock;
+
+void ptl_platform_init(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+}
+
+static uint32_t read_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+const uint8_t *ptl_payload(size_t *len, const char **why)
+{
+    const uint8_t *payload = (const uint8_t *)(uintptr_t)PTL_QEMU_PAYLOAD_ADDR;
+    if (read_le32(payload) != PTL_PAYLOAD_MAGIC) {
+        *why = "no payload at the loader address (expected magic PTLP at "
+               PTL_STR(PTL_QEMU_PAYLOAD_ADDR) ")";
+        return NULL;
+    }
+    uint32_t total = read_le32(payload + 8);
+    if (total < 16 || total > PTL_QEMU_PAYLOAD_MAX) {
+        *why = "payload total_len is outside 16..PTL_QEMU_PAYLOAD_MAX";
+        return NULL;
+    }
+    *len = total;
+    return payload;
+}
+
+/* ---- Console ---------------------------------------------------------------- */
+
+static void uart_put(char c)
+{
+    while (!(ptl_mmio_read8(PTL_QEMU_UART_BASE + UART_LSR) & UART_LSR_THRE))
+        ;
+    ptl_mmio_write8(PTL_QEMU_UART_BASE + UART_THR, (uint8_t)c);
+}
+
+void ptl_console_write(const char *text, size_t len)
+{
+    ptl_qemu_lock_acquire(&ptl_qemu_console_lock);
+    for (size_t i = 0; i < len; i++)
+        uart_put(text[i]);
+    ptl_qemu_lock_release(&ptl_qemu_console_lock);
+}
+
+/* picolibc's stdout: each hart collects a line and writes it whole, so the
+ * library's debug printf from several cores never splits a record line. */
+#define LINE_MAX_BYTES 160
+
+static struct {
+    char bytes[LINE_MAX_BYTES];
+    uint32_t len;
+} line_buffer[PTL_QEMU_MAX_HARTS];
+
+void ptl_qemu_stdout_flush(void)
+{
+    uint32_t hart = ptl_hart_id();
+    if (hart < PTL_QEMU_MAX_HARTS && line_buffer[hart].len) {
+        ptl_console_write(line_buffer[hart].bytes, line_buffer[hart].len);
+        line_buffer[hart].len = 0;
+    }
+}
+
+static int stdout_put(char c, FILE *file)
+{
+    (void)file;
+    uint32_t hart = ptl_hart_id();
+    line_buffer[hart].bytes[line_buffer[hart].len++] = c;
+    if (c == '\n' || line_buffer[hart].len == LINE_MAX_BYTES)
+        ptl_qemu_stdout_flush();
+    return (unsigned char)c;
+}
+
+static int stdout_flush(FILE *file)
+{
+    (void)file;
+    ptl_qemu_stdout_flush();
+    return 0;
+}
+
+static FILE uart_stream = FDEV_SETUP_STREAM(stdout_put, NULL, stdout_flush, _FDEV_SETUP_WRITE);
+FILE *const stdin = &uart_stream;
+FILE *const stdout = &uart_stream;
+FILE *const stderr = &uart_stream;
+
+/* ---- Exit -------------------------------------------------------------------- */
+
+void ptl_exit(int status)
+{
+    ptl_qemu_stdout_flush();
+    uint32_t code = (uint32_t)status & 0xffffu;
+    ptl_mmio_write32(PTL_QEMU_TEST_BASE, code ? (code << 16) | TEST_FAIL : TEST_PASS);
+    for (;;)
+        __asm__ volatile("wfi");
+}
+
+/* picolibc's exit() and abort() end here. */
+void _exit(int status) { ptl_exit(status); }
+
+void ptl_qemu_fatal(const char *text)
+{
+    ptl_emit_error(PTL_NO_VARIANT, -1, text);
+    ptl_exit(3);
+}
+
+/* ---- Measured regions ----------------------------------------------------------
+ * noinline keeps the markers where the runner put them; the memory clobber
+ * keeps the compiler from moving loads and stores across them. */
+
+__attribute__((noinline)) void ptl_region_begin(uint32_t variant)
+{
+    (void)variant;
+    __asm__ volatile(PTL_QEMU_MARK_ASM(PTL_QEMU_MARK_BEGIN) ::: "memory");
+}
+
+__attribute__((noinline)) void ptl_region_end(uint32_t variant)
+{
+    (void)variant;
+    __asm__ volatile(PTL_QEMU_MARK_ASM(PTL_QEMU_MARK_END) ::: "memory");
+}
+
+uint64_t ptl_region_elapsed(void) { return 0; }

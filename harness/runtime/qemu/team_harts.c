@@ -1,0 +1,165 @@
+/*
+ * QEMU flavour of the cluster team (pmsis.h): the cores are real harts of the
+ * virt machine. Hart 0 runs main() and forks; harts 1..7 sleep in wfi until a
+ * fork names them. Every wait sleeps and is ended by an IPI (CLINT MSIP), so
+ * a waiting hart executes (and counts) almost nothing. This file is the only
+ * place that uses atomics; nothing in the library or the runner may.
+ *
+ *   fork:    hart 0 publishes entry/arg/nb_cores, writes each member's
+ *            mailbox, IPIs it, runs core 0's share, sleeps until the last
+ *            worker IPIs it back.
+ *   barrier: generation barrier; the last arriver bumps the phase and IPIs
+ *            the other members.
+ */
+#include "pmsis.h"
+#include "ptl_qemu_hw.h"
+
+int ptl_num_cores = 1;
+
+/* Shared with harts that start before hart 0 clears .bss: keep it in .data. */
+static struct team {
+    void (*entry)(void *);
+    void *arg;
+    int nb_cores;
+    uint32_t generation;                    /* forks so far */
+    volatile uint32_t start[PTL_QEMU_MAX_HARTS]; /* fork generation each hart must join */
+    volatile uint32_t running;              /* workers still inside entry() */
+    volatile uint32_t arrived;              /* cores at the current barrier */
+    volatile uint32_t phase;                /* barriers completed */
+    volatile uint8_t in_team[PTL_QEMU_MAX_HARTS];
+} team __attribute__((section(".data")));
+
+int pi_core_id(void) { return (int)ptl_hart_id(); }
+
+int pi_cl_team_nb_cores(void) { return team.in_team[ptl_hart_id()] ? team.nb_cores : 1; }
+
+static void run_share(uint32_t hart)
+{
+    team.in_team[hart] = 1;
+    team.entry(team.arg);
+    team.in_team[hart] = 0;
+}
+
+void ptl_qemu_team_worker(uint32_t hart)
+{
+    uint32_t seen = 0;
+    for (;;) {
+        uint32_t generation;
+        while ((generation = __atomic_load_n(&team.start[hart], __ATOMIC_ACQUIRE)) == seen)
+            ptl_ipi_wait();
+        seen = generation;
+        run_share(hart);
+        if (__atomic_sub_fetch(&team.running, 1, __ATOMIC_ACQ_REL) == 0)
+            ptl_ipi_send(0);
+    }
+}
+
+void pi_cl_team_fork(int nb_cores, void (*entry)(void *), void *arg)
+{
+    if (nb_cores <= 0)
+        nb_cores = ptl_num_cores;
+    if (ptl_hart_id() != 0 || team.in_team[0])
+        ptl_qemu_fatal("pi_cl_team_fork: nested fork, or a fork from a worker core; "
+                       "a PULP cluster supports neither");
+    if (nb_cores > PTL_QEMU_MAX_HARTS || (uint32_t)nb_cores > ptl_qemu_harts_present)
+        ptl_qemu_fatal("pi_cl_team_fork: more cores than harts; run QEMU with -smp 8");
+
+    team.entry = entry;
+    team.arg = arg;
+    team.nb_cores = nb_cores;
+    team.arrived = 0;
+    __atomic_store_n(&team.running, (uint32_t)nb_cores - 1, __ATOMIC_RELEASE);
+    uint32_t generation = ++team.generation;
+    for (int hart = 1; hart < nb_cores; hart++) {
+        __atomic_store_n(&team.start[hart], generation, __ATOMIC_RELEASE);
+        ptl_ipi_send((uint32_t)hart);
+    }
+
+    run_share(0);
+
+    while (__atomic_load_n(&team.running, __ATOMIC_ACQUIRE) != 0)
+        ptl_ipi_wait();
+}
+
+void pi_cl_team_barrier(void)
+{
+    uint32_t hart = ptl_hart_id();
+    if (!team.in_team[hart] || team.nb_cores <= 1)
+        return;
+    uint32_t phase = __atomic_load_n(&team.phase, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&team.arrived, 1, __ATOMIC_ACQ_REL) == (uint32_t)team.nb_cores) {
+        /* Nobody can arrive at the next barrier before seeing the new phase,
+         * so resetting the count first is safe. */
+        __atomic_store_n(&team.arrived, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&team.phase, phase + 1, __ATOMIC_RELEASE);
+        for (uint32_t other = 0; other < (uint32_t)team.nb_cores; other++)
+            if (other != hart)
+                ptl_ipi_send(other);
+    } else {
+        while (__atomic_load_n(&team.phase, __ATOMIC_ACQUIRE) == phase)
+            ptl_ipi_wait();
+    }
+}
+
+/* ---- Performance counters ----------------------------------------------------------
+ * mcycle and minstret. Under -icount both read QEMU's one global virtual
+ * clock (shift=0: one tick per instruction of any hart), not a per-hart count;
+ * without -icount they follow host time. Per-hart instruction counts come
+ * from the counting plugin instead; these exist so library code that calls
+ * pi_perf_* builds and runs. */
+
+#define CSR_READ64(lo, hi)                                                                     \
+    ({                                                                                         \
+        uint32_t h0, l, h1;                                                                    \
+        do {                                                                                   \
+            __asm__ volatile("csrr %0, " #hi : "=r"(h0));                                      \
+            __asm__ volatile("csrr %0, " #lo : "=r"(l));                                       \
+            __asm__ volatile("csrr %0, " #hi : "=r"(h1));                                      \
+        } while (h0 != h1);                                                                    \
+        (uint64_t)h1 << 32 | l;                                                                \
+    })
+
+static struct {
+    uint64_t start_cycles, start_instr;
+    uint64_t cycles, instr;
+    int running;
+} perf[PTL_QEMU_MAX_HARTS];
+
+void pi_perf_conf(unsigned events) { (void)events; }
+
+void pi_perf_reset(void)
+{
+    uint32_t hart = ptl_hart_id();
+    perf[hart].cycles = perf[hart].instr = 0;
+    perf[hart].start_cycles = CSR_READ64(mcycle, mcycleh);
+    perf[hart].start_instr = CSR_READ64(minstret, minstreth);
+}
+
+void pi_perf_start(void)
+{
+    uint32_t hart = ptl_hart_id();
+    perf[hart].start_cycles = CSR_READ64(mcycle, mcycleh);
+    perf[hart].start_instr = CSR_READ64(minstret, minstreth);
+    perf[hart].running = 1;
+}
+
+void pi_perf_stop(void)
+{
+    uint32_t hart = ptl_hart_id();
+    if (perf[hart].running) {
+        perf[hart].cycles += CSR_READ64(mcycle, mcycleh) - perf[hart].start_cycles;
+        perf[hart].instr += CSR_READ64(minstret, minstreth) - perf[hart].start_instr;
+    }
+    perf[hart].running = 0;
+}
+
+unsigned int pi_perf_read(int event)
+{
+    uint32_t hart = ptl_hart_id();
+    uint64_t cycles = perf[hart].cycles, instr = perf[hart].instr;
+    if (perf[hart].running) {
+        cycles += CSR_READ64(mcycle, mcycleh) - perf[hart].start_cycles;
+        instr += CSR_READ64(minstret, minstreth) - perf[hart].start_instr;
+    }
+    return (unsigned int)(event == PI_PERF_INSTR ? instr : cycles);
+}

@@ -1,0 +1,207 @@
+"""One test session on one target: golden bundles, builds and runs, cached.
+
+results_for(case, variants) is the whole path of a case: reference bundle
+(cached by content), runner build (once per configuration, cached by
+content), payload, run, decode, compare. It returns one VariantResult per
+variant, each either passed or failed with a failure class and a message.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from golden.bundle import BundleCache, ReferenceBundle
+from golden.formats import format_named
+from golden.inputs import uniform_inputs
+from harness import failures
+from harness.buildcache import BuildCache, digest_files
+from harness.cases import Case, Variant
+from harness.compare import compare_tensor
+from harness.failures import CaseFailure
+from harness.payload import VariantSpec, encode_payload, payload_crc
+from harness.protocol import STATUS_GUARD, DecodedRun, TransportError, decode_records
+from harness.target import BuildConfig, BuildError, LibrarySource, RawRun, Target
+
+GOLDEN_SEED = 20261122
+
+
+@dataclass
+class Counters:
+    unit: str
+    latency: int | None = None   # max over cores (QEMU) or wall time of the region (host)
+    work: int | None = None      # sum over cores, where the target counts per core
+    per_core: list[int] = field(default_factory=list)
+
+
+@dataclass
+class VariantResult:
+    variant: Variant
+    failure: CaseFailure | None = None
+    counters: Counters | None = None
+    max_ulp: int | None = None
+    mean_ulp: float | None = None
+    worst_ratio: float | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.failure is None
+
+
+def fp16_format_of(dtype: str) -> str:
+    return "fp16" if dtype == "fp16" else "bf16"
+
+
+class Session:
+    def __init__(self, target: Target, library: Path, cache_dir: Path, sanitize: str | None = None,
+                 timeout: float = 60.0):
+        self.target = target
+        self.library_path = Path(library)
+        self.sanitize = sanitize
+        self.timeout = timeout
+        self.golden = BundleCache(Path(cache_dir) / "golden")
+        self.builds = BuildCache(Path(cache_dir))
+        self.workdir = Path(tempfile.mkdtemp(prefix="ptl-run-"))
+        self._artefacts: dict[str, Path | CaseFailure] = {}
+        self._results: dict[Case, dict[Variant, VariantResult]] = {}
+        self.runs = 0
+
+    # ---- stages --------------------------------------------------------------
+
+    def bundle_for(self, case: Case) -> ReferenceBundle:
+        def compute() -> ReferenceBundle:
+            fmt = format_named(case.dtype)
+            inputs = uniform_inputs(case.entry.inputs(case), fmt, GOLDEN_SEED)
+            return ReferenceBundle(inputs, case.entry.reference(case, inputs))
+        return self.golden.get(case.description(), compute)
+
+    def artefact_for(self, dtype: str) -> Path:
+        """The runner built for the format a dtype needs; a failed build is
+        remembered, so every case of that configuration fails at once."""
+        fmt = fp16_format_of(dtype)
+        if fmt not in self._artefacts:
+            self._artefacts[fmt] = self._build(fmt)
+        artefact = self._artefacts[fmt]
+        if isinstance(artefact, CaseFailure):
+            raise artefact
+        return artefact
+
+    def _build(self, fp16_format: str) -> Path | CaseFailure:
+        try:
+            config = BuildConfig(LibrarySource.at(self.library_path), fp16_format, self.sanitize)
+            material = dict(self.target.build_material(config),
+                            sources=digest_files(self.target.source_roots(config)))
+            return self.builds.get(material, lambda out: self.target.build(config, out))
+        except BuildError as exc:
+            return CaseFailure(failures.BUILD, f"building {self.library_path} for {self.target.name} "
+                                               f"({fp16_format}) failed:\n{exc}")
+        except CaseFailure as exc:
+            return exc
+
+    # ---- the path of a case ----------------------------------------------------
+
+    def results_for(self, case: Case, variants: list[Variant]) -> dict[Variant, VariantResult]:
+        done = self._results.setdefault(case, {})
+        todo = [v for v in variants if v not in done]
+        if todo:
+            done.update(self._run_case(case, todo))
+        return {v: done[v] for v in variants}
+
+    def _run_case(self, case: Case, variants: list[Variant]) -> dict[Variant, VariantResult]:
+        try:
+            self._check_fits(case, variants)
+            bundle = self.bundle_for(case)
+            artefact = self.artefact_for(case.dtype)
+        except CaseFailure as failure:
+            return {v: VariantResult(v, failure) for v in variants}
+        fmt = format_named(case.dtype)
+        payload = encode_payload(
+            case.entry.runner_op(case.dtype), case.entry.params(case),
+            [fmt.to_bits(bundle.inputs[name]) for name in case.entry.inputs(case)],
+            [VariantSpec(v.kernel, v.cores) for v in variants])
+        workdir = Path(tempfile.mkdtemp(dir=self.workdir))
+        raw = self.target.run(artefact, payload, self.timeout, workdir)
+        self.runs += 1
+        try:
+            decoded = decode_records(raw.output, payload_crc(payload))
+        except TransportError as exc:
+            failure = CaseFailure(failures.TRANSPORT, f"{exc}\n{_tail(raw)}")
+            return {v: VariantResult(v, failure) for v in variants}
+        return {v: self._judge(v, i, decoded, raw, bundle) for i, v in enumerate(variants)}
+
+    def _check_fits(self, case: Case, variants: list[Variant]) -> None:
+        caps = self.target.capabilities
+        if case.dtype != "fp32" and fp16_format_of(case.dtype) not in caps.fp16_formats:
+            raise CaseFailure(failures.NOT_FIT, f"target {self.target.name} cannot build {case.dtype}")
+        too_many = [v.cores for v in variants if v.cores > caps.max_cores]
+        if too_many:
+            raise CaseFailure(failures.NOT_FIT, f"target {self.target.name} has {caps.max_cores} cores, "
+                                                f"the case asks for {max(too_many)}")
+
+    def _judge(self, variant: Variant, index: int, run: DecodedRun, raw: RawRun,
+               bundle: ReferenceBundle) -> VariantResult:
+        where = variant.describe(self.target.name)
+        if index >= len(run.variants) or run.variants[index].status is None:
+            return VariantResult(variant, self._missing_result(index, run, raw, where))
+        out = run.variants[index]
+        if out.status == STATUS_GUARD:
+            return VariantResult(variant, CaseFailure(failures.CRASH, "; ".join(out.errors) + "\n" + where))
+        if out.status != 0:
+            return VariantResult(variant, CaseFailure(failures.BAD_CASE, "; ".join(out.errors) + "\n" + where))
+
+        fmt = format_named(variant.case.dtype)
+        scale = variant.case.entry.tolerance_scale.get(variant.case.dtype, 1.0)
+        result = VariantResult(variant, counters=self._counters(out, raw))
+        reports, ulps, means, ratios = [], [], [], []
+        for tensor_index, (name, reference) in enumerate(bundle.outputs.items()):
+            if tensor_index not in out.tensors:
+                result.failure = CaseFailure(failures.TRANSPORT, f"output tensor {name} never arrived\n{where}")
+                return result
+            try:
+                comparison = compare_tensor(name, out.tensors[tensor_index], reference, fmt, scale)
+            except CaseFailure as failure:
+                result.failure = failure
+                return result
+            ulps.append(comparison.max_ulp if comparison.max_ulp >= 0 else float("inf"))
+            means.append(comparison.mean_ulp)
+            ratios.append(comparison.worst_ratio)
+            if not comparison.ok:
+                reports.append(comparison.report)
+        result.max_ulp = max(ulps) if ulps else 0
+        result.mean_ulp = float(np.mean(means)) if means else 0.0
+        result.worst_ratio = max(ratios) if ratios else 0.0
+        if reports:
+            result.failure = CaseFailure(failures.NUMERIC, "\n".join(reports) + "\n" + where)
+        return result
+
+    def _missing_result(self, index: int, run: DecodedRun, raw: RawRun, where: str) -> CaseFailure:
+        first_missing = next((v.index for v in run.variants if v.status is None), index)
+        if raw.timed_out:
+            return CaseFailure(failures.TIMEOUT, f"no result within {self.timeout:g} s "
+                                                 f"(the run was killed)\n{where}\n{_tail(raw)}")
+        if run.case_errors:
+            return CaseFailure(failures.BAD_CASE, "; ".join(run.case_errors) + "\n" + where)
+        if run.crash or (raw.returncode not in (0, None)):
+            cause = (f"trap cause {run.crash.cause} at pc {run.crash.epc:#x} (tval {run.crash.tval:#x}) "
+                     f"on core {run.crash.hart}" if run.crash else f"exit status {raw.returncode}")
+            lead = ("the runner crashed in this variant" if index == first_missing
+                    else f"not run: the runner crashed in variant {first_missing}")
+            return CaseFailure(failures.CRASH, f"{lead}: {cause}\n{where}\n{_tail(raw)}")
+        return CaseFailure(failures.TRANSPORT, f"the output ended before this variant's result\n{where}\n"
+                                               f"{_tail(raw)}")
+
+    def _counters(self, out, raw: RawRun) -> Counters:
+        unit = self.target.capabilities.counter_unit
+        if raw.region_counts is not None and out.region is not None and out.region < len(raw.region_counts):
+            per_core = raw.region_counts[out.region]
+            return Counters(unit, max(per_core), sum(per_core), list(per_core))
+        return Counters(unit, out.elapsed or None)
+
+
+def _tail(raw: RawRun, lines: int = 12) -> str:
+    text = (raw.output.decode("utf-8", "replace").splitlines()[-lines:]
+            + raw.stderr.decode("utf-8", "replace").splitlines()[-lines:])
+    shown = [line[:200] for line in text if not line.startswith("@PTL1")] or ["(no output)"]
+    return "output tail:\n  " + "\n  ".join(shown)

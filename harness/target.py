@@ -1,0 +1,141 @@
+"""The Target interface: build the runner for a configuration, run a payload.
+
+A target is one module in harness/targets/. It says what it can do
+(Capabilities), how to compile the library plus the runner into an artefact
+directory, and how to execute that artefact on one payload. Everything else
+(caching, decoding, comparing, reporting) is shared and does not change when
+a target is added.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.failures import BUILD, CaseFailure
+
+RUNTIME_DIR = Path(__file__).parent / "runtime"
+DEFAULT_LIBRARY = Path(__file__).resolve().parent.parent / "lib_c"
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    fp16_formats: tuple[str, ...]   # which 16-bit formats the target can build: "fp16", "bf16"
+    max_cores: int
+    counter_unit: str               # "ns", "instructions" or "cycles"
+    payload_delivery: str           # "file", "loader" or "compiled-in"
+    l1_bytes: int | None = None     # None: no L1 limit is modelled
+
+
+@dataclass(frozen=True)
+class LibrarySource:
+    """A trainlib checkout: its public headers and its C sources."""
+
+    root: Path
+    include_dirs: tuple[Path, ...]
+    sources: tuple[Path, ...]
+
+    @classmethod
+    def at(cls, path: Path) -> "LibrarySource":
+        root = Path(path).resolve()
+        for base in (root, root / "lib"):
+            include, sources = base / "include", base / "sources"
+            if include.is_dir() and sources.is_dir():
+                return cls(root, (include,), tuple(sorted(sources.glob("*.c"))))
+        raise CaseFailure(BUILD, f"{root} is not a trainlib checkout: expected include/ and sources/ "
+                                 f"(or lib/include and lib/sources) inside it")
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    library: LibrarySource
+    fp16_format: str = "bf16"       # "fp16" (IEEE binary16) or "bf16"
+    sanitize: str | None = None     # host only: "address,undefined" or "thread"
+
+    @property
+    def label(self) -> str:
+        return f"{self.fp16_format}" + (f"+{self.sanitize}" if self.sanitize else "")
+
+
+@dataclass
+class RawRun:
+    output: bytes                   # console bytes (stdout or UART)
+    stderr: bytes = b""
+    returncode: int | None = None   # None when the run was killed on timeout
+    timed_out: bool = False
+    seconds: float = 0.0
+    # Per measured region, the counter of each core (targets that count
+    # outside the program, like QEMU's plugin). None when the program itself
+    # reports elapsed time in its VARIANT records.
+    region_counts: list[list[int]] | None = None
+
+
+class BuildError(Exception):
+    """Compilation or linking failed; the message carries the compiler output."""
+
+
+class Target(ABC):
+    name: str
+    capabilities: Capabilities
+
+    def unavailable_reason(self) -> str | None:
+        """Why this target cannot run here (a missing tool, with the fix), or None."""
+        return None
+
+    @abstractmethod
+    def build_material(self, config: BuildConfig) -> dict:
+        """Everything a build depends on besides the source bytes: tool
+        versions and flags. It becomes part of the build cache key."""
+
+    @abstractmethod
+    def build(self, config: BuildConfig, outdir: Path) -> None:
+        """Compile library + runner into outdir. Raise BuildError on failure."""
+
+    @abstractmethod
+    def run(self, artefact: Path, payload: bytes, timeout: float, workdir: Path) -> RawRun:
+        """Execute the artefact on one payload."""
+
+    def source_roots(self, config: BuildConfig) -> list[Path]:
+        return [RUNTIME_DIR / "include", RUNTIME_DIR / "runner", *config.library.include_dirs,
+                *config.library.sources]
+
+
+def run_command(argv: list[str], timeout: float, cwd: Path | None = None,
+                env: dict | None = None) -> RawRun:
+    """Run argv, killing its whole process group on timeout and keeping what
+    it printed until then."""
+    start = time.monotonic()
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+                               env=env, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        timed_out = True
+    return RawRun(out, err, None if timed_out else process.returncode, timed_out,
+                  time.monotonic() - start)
+
+
+def compile_command(argv: list[str], cwd: Path | None = None) -> None:
+    """Run a compiler command; raise BuildError with its output on failure."""
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=600)
+    except FileNotFoundError:
+        raise BuildError(f"compiler not found: {argv[0]}") from None
+    if result.returncode != 0:
+        tail = (result.stderr or result.stdout).strip().splitlines()[-40:]
+        raise BuildError(f"{' '.join(argv[:1])} failed (exit {result.returncode}):\n" + "\n".join(tail))
+
+
+def tool_version(argv: list[str]) -> str:
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return "missing"
+    return (result.stdout or result.stderr).strip().splitlines()[0] if result.returncode == 0 else "missing"

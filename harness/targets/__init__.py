@@ -1,0 +1,18 @@
+"""Target registry: one module per target."""
+from __future__ import annotations
+
+import importlib
+
+from harness.target import Target
+
+_MODULES = {"host": "harness.targets.host", "qemu": "harness.targets.qemu"}
+
+
+def target_names() -> list[str]:
+    return list(_MODULES)
+
+
+def make_target(name: str) -> Target:
+    if name not in _MODULES:
+        raise ValueError(f"unknown target {name!r}; choose one of {', '.join(_MODULES)}")
+    return importlib.import_module(_MODULES[name]).TARGET_CLASS()

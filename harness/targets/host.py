@@ -1,0 +1,65 @@
+"""The host target: native gcc, a pthreads team, wall-clock nanoseconds.
+
+Fast and functional. With --sanitize it builds with ASan/UBSan or TSan to
+find out-of-bounds accesses and races in the parallel kernels.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
+                            compile_command, run_command, tool_version)
+
+SANITIZERS = {"address,undefined", "thread"}
+FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
+
+
+class HostTarget(Target):
+    name = "host"
+    capabilities = Capabilities(fp16_formats=("fp16", "bf16"), max_cores=8, counter_unit="ns",
+                                payload_delivery="file")
+
+    def __init__(self, compiler: str = "gcc"):
+        self.compiler = os.environ.get("PTL_HOST_CC", compiler)
+
+    def flags(self, config: BuildConfig) -> list[str]:
+        flags = ["-std=gnu11", "-O2", "-g", "-pthread", "-DNUM_CORES=ptl_num_cores", "-DOPTIMIZE",
+                 FP16_DEFINES[config.fp16_format], "-fno-fast-math", "-ffp-contract=off"]
+        if config.sanitize:
+            if config.sanitize not in SANITIZERS:
+                raise BuildError(f"unknown sanitizer set {config.sanitize!r}; use one of {sorted(SANITIZERS)}")
+            flags += [f"-fsanitize={config.sanitize}", "-fno-omit-frame-pointer",
+                      "-fno-sanitize-recover=undefined"]
+        return flags
+
+    def build_material(self, config: BuildConfig) -> dict:
+        return {"target": self.name, "cc": tool_version([self.compiler, "--version"]),
+                "flags": self.flags(config)}
+
+    def build(self, config: BuildConfig, outdir: Path, embedded_payload: Path | None = None) -> None:
+        """With embedded_payload (a C file from payload_as_c_source) the
+        payload is compiled in, as per-case embedded flows do."""
+        extra = [str(embedded_payload), "-DPTL_EMBEDDED_PAYLOAD"] if embedded_payload else []
+        includes = [f"-I{RUNTIME_DIR / 'include'}"] + [f"-I{d}" for d in config.library.include_dirs]
+        sources = [*sorted((RUNTIME_DIR / "runner").glob("*.c")), *sorted((RUNTIME_DIR / "host").glob("*.c")),
+                   *config.library.sources]
+        compile_command([self.compiler, *self.flags(config), *includes, *map(str, sources), *extra,
+                         "-o", str(outdir / "runner"), "-lm"])
+
+    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
+        """payload None runs an artefact built with an embedded payload."""
+        argv = [str(artefact / "runner")]
+        if payload is not None:
+            (workdir / "payload.bin").write_bytes(payload)
+            argv.append(str(workdir / "payload.bin"))
+        env = dict(os.environ)
+        env.setdefault("PTL_STAGGER_US", "20")
+        # Sanitizer reports must end the run with a recognisable status.
+        env.setdefault("ASAN_OPTIONS", "abort_on_error=0:exitcode=66:detect_leaks=0")
+        env.setdefault("TSAN_OPTIONS", "exitcode=66:halt_on_error=1")
+        env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:exitcode=66")
+        return run_command(argv, timeout, cwd=workdir, env=env)
+
+
+TARGET_CLASS = HostTarget

@@ -1,0 +1,1 @@
+"""Case catalogues: one module per primitive family, each a list of OpEntry."""
