@@ -85,6 +85,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes files private; reports and caches are shared
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
@@ -108,8 +109,8 @@ class BundleCache:
                 bundle = ReferenceBundle.from_bytes(path.read_bytes())
                 self.reused += 1
                 return bundle
-            except (OSError, ValueError, KeyError):
-                pass  # a damaged entry is recomputed and replaced
+            except Exception:  # noqa: BLE001 - any damaged entry (zip, npy, json) is recomputed
+                pass
         bundle = compute()
         write_atomically(path, bundle.to_bytes())
         self.generated += 1

@@ -21,6 +21,7 @@ class NumberFormat:
     bits: int            # width of one element on the wire
     mantissa_bits: int   # explicit fraction bits
     min_exponent: int    # exponent of the smallest normal value
+    max_exponent: int    # exponent of the largest finite value
 
     @property
     def unit_roundoff(self) -> float:
@@ -34,14 +35,30 @@ class NumberFormat:
     def wire_dtype(self) -> np.dtype:
         return np.dtype(np.uint16 if self.bits == 16 else np.uint32)
 
+    @property
+    def max_finite(self) -> float:
+        return (2.0 - 2.0 ** -self.mantissa_bits) * 2.0 ** self.max_exponent
+
     def round(self, values: np.ndarray | torch.Tensor) -> np.ndarray:
-        """float64 values rounded (RNE) to this format, returned as float64."""
-        tensor = torch.as_tensor(np.asarray(values, dtype=np.float64))
-        return tensor.to(self.torch_dtype).to(torch.float64).numpy()
+        """float64 values rounded (RNE) to this format, returned as float64.
+
+        One rounding, straight from float64: torch's own conversion goes
+        through float32 and rounds twice. Scaling by a power of two is exact,
+        so rounding x / quantum to an integer (numpy rounds half to even) and
+        scaling back is exactly round-to-nearest-even at x's exponent."""
+        x = np.asarray(values, dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            _, exponent = np.frexp(x)
+            exponent = np.maximum(exponent - 1, self.min_exponent)
+            quantum = np.ldexp(1.0, exponent - self.mantissa_bits)
+            rounded = np.where(np.isfinite(x), np.round(x / quantum) * quantum, x)
+            rounded = np.where(np.abs(rounded) > self.max_finite, np.copysign(np.inf, x), rounded)
+        return rounded
 
     def to_bits(self, values: np.ndarray) -> np.ndarray:
         """Bit patterns of float64 values after rounding to this format."""
-        tensor = torch.as_tensor(np.asarray(values, dtype=np.float64)).to(self.torch_dtype)
+        # Already on the grid, so torch's conversion below is exact.
+        tensor = torch.as_tensor(self.round(values)).to(self.torch_dtype)
         as_int = torch.int16 if self.bits == 16 else torch.int32
         return tensor.view(as_int).numpy().view(self.wire_dtype).copy()
 
@@ -63,9 +80,9 @@ class NumberFormat:
         return np.abs(self.ordered(actual_bits) - self.ordered(expected_bits))
 
 
-FP32 = NumberFormat("fp32", torch.float32, 32, 23, -126)
-FP16 = NumberFormat("fp16", torch.float16, 16, 10, -14)
-BF16 = NumberFormat("bf16", torch.bfloat16, 16, 7, -126)
+FP32 = NumberFormat("fp32", torch.float32, 32, 23, -126, 127)
+FP16 = NumberFormat("fp16", torch.float16, 16, 10, -14, 15)
+BF16 = NumberFormat("bf16", torch.bfloat16, 16, 7, -126, 127)
 
 FORMATS = {f.name: f for f in (FP32, FP16, BF16)}
 

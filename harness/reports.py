@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,14 @@ def write_csv(rows: list[ReportRow], path: Path) -> None:
     write_atomically(path, buffer.getvalue().encode())
 
 
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(value) -> str:
+    """Text that XML 1.0 can carry: console control bytes become \\xNN."""
+    return _XML_ILLEGAL.sub(lambda m: f"\\x{ord(m.group()):02x}", "" if value is None else str(value))
+
+
 def write_junit(rows: list[ReportRow], path: Path, suite_name: str = "ptl") -> None:
     counts = {k: sum(r.outcome == k for r in rows) for k in ("failed", "error", "skipped", "xfailed")}
     suite = ET.Element("testsuite", name=suite_name, tests=str(len(rows)), failures=str(counts["failed"]),
@@ -49,13 +58,13 @@ def write_junit(rows: list[ReportRow], path: Path, suite_name: str = "ptl") -> N
         if row.properties:
             props = ET.SubElement(case, "properties")
             for key, value in row.properties.items():
-                ET.SubElement(props, "property", name=key, value="" if value is None else str(value))
-        first_line = row.message.splitlines()[0] if row.message else ""
+                ET.SubElement(props, "property", name=key, value=_xml_text(value))
+        first_line = _xml_text(row.message.splitlines()[0] if row.message else "")
         if row.outcome in ("failed", "error"):
             tag = "failure" if row.outcome == "failed" else "error"
             node = ET.SubElement(case, tag, message=first_line,
                                  type=str(row.properties.get("failure_class", row.outcome)))
-            node.text = row.message
+            node.text = _xml_text(row.message)
         elif row.outcome in ("skipped", "xfailed"):
             ET.SubElement(case, "skipped", type=row.outcome, message=first_line)
     ET.indent(suite)

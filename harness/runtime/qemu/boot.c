@@ -5,6 +5,7 @@
  * TLS block (picolibc keeps errno there), hart 0 runs constructors and
  * main(), the other harts serve team forks.
  */
+#include <picolibc.h> /* defines PICOLIBC_TLS, which picotls.h needs */
 #include <picotls.h>
 #include <stdint.h>
 
@@ -107,12 +108,20 @@ void ptl_qemu_boot(uint32_t hart, uintptr_t fdt_addr)
     _set_tls(tls);
     if (hart != 0) {
         __atomic_fetch_add(&ptl_qemu_harts_online, 1, __ATOMIC_SEQ_CST);
+        ptl_ipi_send(0);
         ptl_qemu_team_worker(hart);
     }
-    uint32_t harts = fdt_count_harts(fdt_addr);
-    if (harts > 0 && harts < PTL_QEMU_MAX_HARTS)
-        ptl_qemu_harts_present = harts;
     __atomic_fetch_add(&ptl_qemu_harts_online, 1, __ATOMIC_SEQ_CST);
+    /* Under -icount the harts run one at a time, and the others would only
+     * run their start code when hart 0 first sleeps, inside some measured
+     * region. So hart 0 sleeps here until every hart has come up. */
+    uint32_t harts = fdt_count_harts(fdt_addr);
+    if (harts > 0) {
+        if (harts < PTL_QEMU_MAX_HARTS)
+            ptl_qemu_harts_present = harts;
+        while (__atomic_load_n(&ptl_qemu_harts_online, __ATOMIC_SEQ_CST) < ptl_qemu_harts_present)
+            ptl_ipi_wait();
+    }
     __libc_init_array();
     ptl_exit(main(0, 0));
 }

@@ -1,11 +1,14 @@
 /*
- * Sleeping recursive locks for the QEMU runtime, and picolibc's retargetable
- * locking on top of them (malloc and stdio may be used from any hart).
+ * Sleeping, fair, recursive locks for the QEMU runtime, and picolibc's
+ * retargetable locking on top of them (malloc and stdio may be used from
+ * any hart).
  *
- * A waiter marks itself in `waiters`, re-checks the lock and sleeps in wfi;
- * the releaser frees the lock and IPIs every marked waiter. Both sides use
- * sequentially consistent atomics, so either the waiter sees the lock free
- * or the releaser sees the waiter's mark: no wake-up is lost.
+ * A ticket lock: each acquirer takes the next ticket and waits for
+ * now_serving to reach it. A waiter marks itself in `waiters`, re-checks and
+ * sleeps in wfi; the releaser advances now_serving and IPIs every marked
+ * waiter. Both sides use sequentially consistent atomics, so either the
+ * waiter sees its turn or the releaser sees the waiter's mark: no wake-up is
+ * lost. A releaser that wants the lock again queues behind the others.
  */
 #include <stddef.h>
 #include <sys/lock.h>
@@ -20,16 +23,14 @@ void ptl_qemu_lock_acquire(struct ptl_qemu_lock *lock)
         lock->depth++;
         return;
     }
-    for (;;) {
-        uint32_t expected = 0;
-        if (__atomic_compare_exchange_n(&lock->owner, &expected, me, 0, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_SEQ_CST))
-            break;
+    uint32_t ticket = __atomic_fetch_add(&lock->next_ticket, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&lock->now_serving, __ATOMIC_SEQ_CST) != ticket) {
         __atomic_fetch_or(&lock->waiters, 1u << hart, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&lock->owner, __ATOMIC_SEQ_CST) != 0)
+        if (__atomic_load_n(&lock->now_serving, __ATOMIC_SEQ_CST) != ticket)
             ptl_ipi_wait();
         __atomic_fetch_and(&lock->waiters, ~(1u << hart), __ATOMIC_SEQ_CST);
     }
+    lock->owner = me;
     lock->depth = 1;
 }
 
@@ -37,7 +38,8 @@ void ptl_qemu_lock_release(struct ptl_qemu_lock *lock)
 {
     if (--lock->depth)
         return;
-    __atomic_store_n(&lock->owner, 0, __ATOMIC_SEQ_CST);
+    lock->owner = 0;
+    __atomic_fetch_add(&lock->now_serving, 1, __ATOMIC_SEQ_CST);
     uint32_t waiters = __atomic_load_n(&lock->waiters, __ATOMIC_SEQ_CST);
     for (uint32_t hart = 0; waiters; hart++, waiters >>= 1)
         if (waiters & 1)
@@ -76,15 +78,18 @@ void __retarget_lock_release_recursive(_LOCK_T lock) { ptl_qemu_lock_release(&lo
 
 int __retarget_lock_try_acquire(_LOCK_T lock)
 {
-    uint32_t expected = 0, me = ptl_hart_id() + 1;
-    if (__atomic_load_n(&lock->lock.owner, __ATOMIC_RELAXED) == me) {
-        lock->lock.depth++;
+    struct ptl_qemu_lock *l = &lock->lock;
+    uint32_t me = ptl_hart_id() + 1;
+    if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == me) {
+        l->depth++;
         return 1;
     }
-    if (!__atomic_compare_exchange_n(&lock->lock.owner, &expected, me, 0, __ATOMIC_SEQ_CST,
+    uint32_t serving = __atomic_load_n(&l->now_serving, __ATOMIC_SEQ_CST), ticket = serving;
+    if (!__atomic_compare_exchange_n(&l->next_ticket, &ticket, serving + 1, 0, __ATOMIC_SEQ_CST,
                                      __ATOMIC_SEQ_CST))
         return 0;
-    lock->lock.depth = 1;
+    l->owner = me;
+    l->depth = 1;
     return 1;
 }
 

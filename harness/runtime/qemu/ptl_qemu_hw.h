@@ -72,10 +72,15 @@ static inline void ptl_ipi_wait(void)
     ptl_fence_io();
 }
 
-/* A recursive lock whose waiters sleep in wfi and are woken by the releaser,
- * so no hart ever busy-waits (under -icount a spinning hart can hold the
- * single emulation thread for a whole time slice). */
+/* A fair (ticket) recursive lock whose waiters sleep in wfi and are woken by
+ * the releaser, so no hart ever busy-waits: under -icount one emulation
+ * thread runs the harts in turn, and a spinning hart would burn its whole
+ * time slice. Fairness matters for the same reason: a hart that releases and
+ * re-acquires within its slice would starve the others (a crash report
+ * waiting for the console would never get out). */
 struct ptl_qemu_lock {
+    volatile uint32_t next_ticket;
+    volatile uint32_t now_serving;
     volatile uint32_t owner; /* 0: free, else hart id + 1 */
     uint32_t depth;
     volatile uint32_t waiters; /* bit per sleeping hart */

@@ -1,0 +1,44 @@
+/*
+ * A trap on hart 3 inside an 8-core fork must become one CRASH record
+ * (hart 3, cause 2 = illegal instruction, epc = the faulting instruction)
+ * and exit status 12 (PTL_EXIT_TRAP), while the other harts keep printing
+ * (whole lines: the CRASH line must not be split). Prints "crash-pc <hex>"
+ * first, so the check knows the epc.
+ */
+#include <stdio.h>
+
+#include "pmsis.h"
+#include "ptl_platform.h"
+#include "ptl_protocol.h"
+
+extern const char ptl_test_illegal[];
+
+static void body(void *arg)
+{
+    (void)arg;
+    int id = pi_core_id();
+    for (int i = 0; i < 3; i++) {
+        printf("core %d step %d\n", id, i);
+        pi_cl_team_barrier();
+    }
+    if (id == 3)
+        __asm__ volatile(".option push\n.option norvc\n"
+                         ".globl ptl_test_illegal\n"
+                         "ptl_test_illegal: unimp\n"
+                         ".option pop\n");
+    /* The others print a little more and wait at a barrier that hart 3
+     * never reaches: they sleep, so hart 3 runs and reports. */
+    for (int i = 0; i < 5; i++)
+        printf("core %d keeps printing\n", id);
+    pi_cl_team_barrier();
+}
+
+int main(void)
+{
+    ptl_platform_init(0, NULL);
+    printf("crash-pc %08x\n", (unsigned)(uintptr_t)ptl_test_illegal);
+    ptl_emit_begin(0, 1);
+    pi_cl_team_fork(8, body, NULL);
+    ptl_emit_end();
+    return 0;
+}

@@ -1,0 +1,71 @@
+#!/bin/sh
+# tests/c/run.sh: builds lib_c against the host cluster shim and runs
+# test_kernels in every configuration the library must pass, then checks that
+# every source compiles for the RV32 targets.
+#   sh tests/c/run.sh          everything (takes a few minutes)
+#   QUICK=1 sh tests/c/run.sh  quick sweeps only
+# Exit status is non-zero if any build or test fails.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-/tmp/lib_c_tests}
+mkdir -p "$OUT"
+SRCS="$ROOT/lib_c/sources/*.c"
+SHIM="$ROOT/harness/runtime/host/team_pthreads.c"
+INC="-I $ROOT/harness/runtime/include -I $ROOT/lib_c/include"
+CFLAGS="-O2 -g -Wall -Wextra -std=gnu99 -pthread -DNUM_CORES=ptl_num_cores"
+QUICKARG=""
+[ "${QUICK:-0}" = 1 ] && QUICKARG=--quick
+status=0
+
+build() { # name extra-flags...
+    name=$1; shift
+    # shellcheck disable=SC2086
+    if ! gcc $CFLAGS "$@" $INC -o "$OUT/$name" "$ROOT/tests/c/test_kernels.c" $SRCS "$SHIM" -lm; then
+        echo "BUILD FAILED: $name"; status=1; return 1
+    fi
+}
+run() { # name [env assignments] args...
+    name=$1; shift
+    echo "=== $name $*"
+    start=$(date +%s)
+    if ! env "$@"; then echo "TEST FAILED: $name"; status=1; fi
+    echo "=== $name took $(( $(date +%s) - start )) s"
+}
+
+for fmt in BF16 IEEE; do
+    build "test_$fmt" -DOPTIMIZE -DPTL_FP16_$fmt &&
+        run "test_$fmt" "$OUT/test_$fmt" $QUICKARG
+done
+build test_noopt -DPTL_FP16_BF16 && run test_noopt "$OUT/test_noopt" --quick
+build test_san_IEEE -DOPTIMIZE -DPTL_FP16_IEEE -fsanitize=address,undefined -fno-sanitize-recover=all &&
+    run test_san_IEEE ASAN_OPTIONS=detect_leaks=1 "$OUT/test_san_IEEE" --quick
+build test_san_BF16 -DOPTIMIZE -DPTL_FP16_BF16 -fsanitize=address,undefined -fno-sanitize-recover=all &&
+    run test_san_BF16 ASAN_OPTIONS=detect_leaks=1 "$OUT/test_san_BF16" --quick
+[ -x "$OUT/test_BF16" ] && run test_stagger PTL_STAGGER_US=200 "$OUT/test_BF16" --quick
+
+# Cross compilation (compile only). The bare-metal gcc needs a libc for
+# <stdint.h>/<string.h>/<math.h>: picolibc's specs when present.
+echo "=== cross compilation"
+RV_LIBC=""
+[ -f /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs ] && RV_LIBC="--specs=picolibc.specs"
+RV_SYSINC=""
+[ -d /usr/lib/picolibc/riscv64-unknown-elf/include ] && RV_SYSINC="-isystem /usr/lib/picolibc/riscv64-unknown-elf/include"
+cross() { # label compiler flags...
+    label=$1; shift
+    if ! command -v "$1" >/dev/null 2>&1; then echo "SKIPPED ($1 not installed): $label"; return; fi
+    ok=1
+    for f in $SRCS; do
+        # shellcheck disable=SC2086
+        if ! "$@" -Werror -Wall -Wextra -DNUM_CORES=ptl_num_cores -DOPTIMIZE $INC -c -o "$OUT/cross.o" "$f"; then
+            echo "CROSS FAILED: $label: $f"; ok=0; status=1
+        fi
+    done
+    [ $ok = 1 ] && echo "ok: $label"
+}
+for fmt in BF16 IEEE; do
+    cross "riscv64-unknown-elf-gcc rv32imafc $fmt" riscv64-unknown-elf-gcc $RV_LIBC -march=rv32imafc -mabi=ilp32f -O2 -DPTL_FP16_$fmt
+    cross "clang rv32imafc_zfh $fmt" clang --target=riscv32-unknown-elf -march=rv32imafc_zfh -mabi=ilp32f $RV_SYSINC -O2 -DPTL_FP16_$fmt
+done
+
+[ $status = 0 ] && echo "ALL PASSED" || echo "SOME FAILED"
+exit $status

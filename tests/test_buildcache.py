@@ -1,0 +1,128 @@
+"""harness/buildcache.py: content-keyed build artefacts shared between workers."""
+import multiprocessing
+import time
+
+import pytest
+
+from harness.buildcache import BuildCache, digest_files
+
+MATERIAL = {"target": "host", "fp16": "fp16", "flags": ["-O2"], "sources": "abc123"}
+
+
+class CountingBuild:
+    """A build that writes one artefact and appends a line to a log per call."""
+
+    def __init__(self, log, fail=False, seconds=0.0):
+        self.log, self.fail, self.seconds = log, fail, seconds
+
+    def __call__(self, out):
+        with open(self.log, "a") as handle:
+            handle.write("built\n")
+        (out / "runner").write_text("binary")
+        time.sleep(self.seconds)
+        if self.fail:
+            raise RuntimeError("compiler said no")
+
+    def count(self):
+        return len(self.log.read_text().splitlines()) if self.log.exists() else 0
+
+
+def entries(cache):
+    """Directories under the build root, hidden staging directories included."""
+    return sorted(p.name for p in cache.root.iterdir() if p.is_dir())
+
+
+def test_first_get_builds_and_second_get_reuses(tmp_path):
+    cache, build = BuildCache(tmp_path), CountingBuild(tmp_path / "log")
+    first = cache.get(MATERIAL, build)
+    second = cache.get(MATERIAL, build)
+    assert first == second
+    assert build.count() == 1
+    assert (cache.compiled, cache.reused) == (1, 1)
+    assert (first / "runner").read_text() == "binary"
+    assert (first / ".complete").exists() and (first / "material.json").exists()
+
+
+def test_a_new_cache_on_the_same_root_reuses_the_artefact(tmp_path):
+    build = CountingBuild(tmp_path / "log")
+    path = BuildCache(tmp_path).get(MATERIAL, build)
+    later = BuildCache(tmp_path)
+    assert later.get(MATERIAL, build) == path
+    assert build.count() == 1 and (later.compiled, later.reused) == (0, 1)
+
+
+def test_different_material_builds_into_a_different_directory(tmp_path):
+    cache, build = BuildCache(tmp_path), CountingBuild(tmp_path / "log")
+    a = cache.get(MATERIAL, build)
+    b = cache.get({**MATERIAL, "sources": "def456"}, build)
+    assert a != b and a.parent == b.parent
+    assert build.count() == 2 and cache.compiled == 2
+
+
+def test_the_key_does_not_depend_on_dict_order():
+    reordered = {k: MATERIAL[k] for k in reversed(list(MATERIAL))}
+    assert BuildCache.key_of(reordered) == BuildCache.key_of(MATERIAL)
+
+
+def test_a_failing_build_leaves_no_directory_and_no_complete_marker(tmp_path):
+    cache = BuildCache(tmp_path)
+    with pytest.raises(RuntimeError, match="compiler said no"):
+        cache.get(MATERIAL, CountingBuild(tmp_path / "log", fail=True))
+    assert entries(cache) == []
+    assert list(tmp_path.rglob(".complete")) == []
+    assert cache.compiled == 0
+
+
+def test_a_failed_build_does_not_poison_the_next_attempt(tmp_path):
+    cache, log = BuildCache(tmp_path), tmp_path / "log"
+    with pytest.raises(RuntimeError):
+        cache.get(MATERIAL, CountingBuild(log, fail=True))
+    path = cache.get(MATERIAL, CountingBuild(log))
+    assert (path / ".complete").exists() and CountingBuild(log).count() == 2
+
+
+def test_an_incomplete_leftover_directory_is_rebuilt(tmp_path):
+    cache, build = BuildCache(tmp_path), CountingBuild(tmp_path / "log")
+    leftover = cache.root / BuildCache.key_of(MATERIAL)[:24]
+    leftover.mkdir(parents=True)
+    (leftover / "half-written.o").write_text("junk")
+    path = cache.get(MATERIAL, build)
+    assert path == leftover and build.count() == 1
+    assert not (path / "half-written.o").exists() and (path / ".complete").exists()
+
+
+def _worker(root, log, barrier, results):
+    cache = BuildCache(root)
+    barrier.wait()
+    try:
+        path = cache.get(MATERIAL, CountingBuild(log, seconds=0.3))
+    except Exception as exc:          # reported to the test, not lost in a child
+        results.put((f"{type(exc).__name__}: {exc}", -1, -1))
+        return
+    results.put((str(path), cache.compiled, cache.reused))
+
+
+def test_four_processes_asking_at_once_build_exactly_once(tmp_path):
+    ctx = multiprocessing.get_context("fork")
+    log, barrier, results = tmp_path / "log", ctx.Barrier(4), ctx.Queue()
+    workers = [ctx.Process(target=_worker, args=(tmp_path, log, barrier, results)) for _ in range(4)]
+    for w in workers:
+        w.start()
+    outcomes = [results.get(timeout=30) for _ in workers]
+    for w in workers:
+        w.join(timeout=30)
+        assert w.exitcode == 0
+    assert [o for o in outcomes if o[1] < 0] == []        # no worker raised
+    assert CountingBuild(log).count() == 1
+    assert len({path for path, _, _ in outcomes}) == 1
+    assert sorted((c, r) for _, c, r in outcomes) == [(0, 1), (0, 1), (0, 1), (1, 0)]
+
+
+def test_digest_of_sources_changes_with_content_and_ignores_other_suffixes(tmp_path):
+    (tmp_path / "a.c").write_text("int a;")
+    (tmp_path / "notes.txt").write_text("one")
+    before = digest_files([tmp_path])
+    (tmp_path / "notes.txt").write_text("two")
+    assert digest_files([tmp_path]) == before
+    (tmp_path / "a.c").write_text("int a = 1;")
+    assert digest_files([tmp_path]) != before

@@ -1,0 +1,90 @@
+"""harness/cases.py and suite/catalogue/linalg.py: the cases and variants the suite generates."""
+import itertools
+from collections import Counter
+
+import pytest
+
+from harness.kernels import FP16_KERNELS, FP32_KERNELS, kernel_name, kernel_table
+from suite.catalogue.linalg import ENTRIES, LINEAR, MATMUL
+
+ALL_VARIANTS = [v for entry in ENTRIES for v in entry.variants()]
+MATMUL_CASES = MATMUL.cases()
+
+
+def test_variant_ids_are_unique_across_the_catalogue():
+    duplicates = [i for i, n in Counter(v.id for v in ALL_VARIANTS).items() if n > 1]
+    assert duplicates == []
+
+
+def test_case_ids_are_unique_across_the_catalogue():
+    ids = [c.id for entry in ENTRIES for c in entry.cases()]
+    assert len(ids) == len(set(ids))
+
+
+def test_matmul_and_linear_give_at_least_3000_variants():
+    by_family = Counter(v.case.entry.name for v in ALL_VARIANTS)
+    assert set(by_family) == {"matmul", "linear"}
+    assert sum(by_family.values()) >= 3000
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "fp16", "bf16"])
+def test_every_matmul_kernel_meets_every_trans_B_and_core_count(dtype):
+    seen = {(v.kernel, v.case.options["trans_B"], v.cores)
+            for v in MATMUL.variants() if v.case.dtype == dtype}
+    expected = set(itertools.product(range(len(kernel_table(dtype))), (0, 1), (1, 2, 3, 4, 7, 8)))
+    assert seen == expected
+
+
+def test_kernel_tables_have_24_fp32_and_9_fp16_kernels():
+    assert (len(FP32_KERNELS), len(FP16_KERNELS)) == (24, 9)
+    assert kernel_table("bf16") is FP16_KERNELS
+
+
+def test_kernel_name_rejects_an_index_outside_the_table():
+    assert kernel_name("fp32", 23) == "mm_M_unroll_4x4"
+    with pytest.raises(ValueError, match=r"index 9: valid indices are 0\.\.8"):
+        kernel_name("fp16", 9)
+
+
+@pytest.mark.parametrize("dim", ["N", "M", "K"])
+def test_matmul_shapes_include_a_size_of_one_in_each_dimension(dim):
+    assert any(c.shape[dim] == 1 for c in MATMUL_CASES)
+
+
+def test_matmul_shapes_include_64x64x64():
+    assert any(c.shape == {"N": 64, "M": 64, "K": 64} for c in MATMUL_CASES)
+
+
+@pytest.mark.parametrize("dim", ["N", "M", "K"])
+def test_matmul_shapes_hit_below_at_and_above_every_unroll_factor(dim):
+    sizes = {c.shape[dim] for c in MATMUL_CASES}
+    for unroll in (2, 4, 8):
+        assert {unroll - 1, unroll, unroll + 1} <= sizes, (dim, unroll, sorted(sizes))
+
+
+def test_linear_input_gradient_has_no_bias_option():
+    steps_with_bias = {c.step for c in LINEAR.cases() if c.options["bias"]}
+    assert steps_with_bias == {"fw", "wg"}
+    assert any(c.step == "ig" for c in LINEAR.cases())
+
+
+def test_variant_id_and_description_name_every_axis():
+    variant = next(v for v in MATMUL.variants()
+                   if v.case.dtype == "fp16" and v.case.shape == {"N": 7, "M": 8, "K": 9}
+                   and v.case.options["trans_B"] == 1 and v.kernel == 3 and v.cores == 7)
+    assert variant.id == "matmul-fp16-fw-N7xM8xK9-trans_B1-mm_fp16_SIMD_4x8-c7"
+    assert variant.describe("qemu") == ("variant: matmul fw fp16 N=7 M=8 K=9 trans_B=1 "
+                                        "kernel=mm_fp16_SIMD_4x8 (#3) cores=7 target=qemu")
+
+
+def test_case_description_is_what_the_golden_key_needs():
+    case = next(c for c in LINEAR.cases() if c.step == "wg" and c.options["bias"] == 1)
+    assert case.description() == {"entry": "linear", "dtype": case.dtype, "step": "wg",
+                                  "shape": case.shape, "options": {"bias": 1}}
+
+
+def test_runner_params_and_input_shapes_follow_the_case():
+    case = next(c for c in MATMUL_CASES if c.shape == {"N": 9, "M": 4, "K": 8} and c.options["trans_B"] == 1)
+    assert MATMUL.params(case) == [9, 4, 8, 1]
+    assert MATMUL.inputs(case) == {"A": (9, 8), "B": (4, 8)}
+    assert MATMUL.runner_op("bf16") == "matmul_fp16" and MATMUL.runner_op("fp32") == "matmul_fp32"
