@@ -162,6 +162,7 @@ class PtlPlugin:
         write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
                        "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
 
+    @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
         self._merge_stats(getattr(node, "workeroutput", {}).get("ptl_stats", {}))
 
@@ -204,6 +205,13 @@ def _record(request, variant: Variant, target: str, **extra) -> None:
              "options": " ".join(f"{k}={v}" for k, v in case.option_items),
              "kernel": variant.kernel_name, "kernel_index": variant.kernel, "cores": variant.cores, **extra}
     request.node.user_properties.extend(props.items())
+
+
+def pytest_cmdline_main(config):
+    # Runs after xdist turned `-n N` into --dist load. The variants of a case
+    # share one runner invocation, so they must land on the same worker.
+    if getattr(config.option, "dist", None) == "load":
+        config.option.dist = "loadgroup"
 
 
 def pytest_configure(config):

@@ -207,7 +207,7 @@ static void test_fp16_conversions(void)
                   "NaN 0x%04x -> float -> 0x%04x should stay NaN, quiet, same sign/payload", b,
                   back);
         } else {
-            CHECK((double)f == want && signbit(f) == signbit(want),
+            CHECK((double)f == want && !signbit(f) == !signbit(want),
                   "to_f32(0x%04x) = %.9g, want %.9g", b, f, want);
             uint16_t back = fp16_bits(fp16_from_f32(f));
             CHECK(back == h, "round trip 0x%04x -> %.9g -> 0x%04x", b, f, back);
@@ -587,8 +587,10 @@ static void test_checker_can_fail(void)
     n_failures -= 1000;
     CHECK(bad == 1 && n_failures == saved, "3 tolerances off must fail (bad=%d)", bad);
     double got_nan[2] = {NAN, -2.0};
-    CHECK(count_bad(got_nan, want, absw, 2, 8, 0x1p-24, 0, "self-test nan (expected)") == 1,
-          "NaN must fail");
+    n_failures += 1000;
+    bad = count_bad(got_nan, want, absw, 2, 8, 0x1p-24, 0, "self-test nan");
+    n_failures -= 1000;
+    CHECK(bad == 1, "NaN must fail");
 }
 
 /* ---- mm_manager ----------------------------------------------------------- */
@@ -700,7 +702,7 @@ static void test_managers(void)
                     }
 
         /* An unknown index must be visible: message from core 0, C all NaN. */
-        for (int cores = 1; cores <= 8; cores += 7) {
+        for (int cores = 1; s == 1 && cores <= 8; cores += 7) {
             const int bad_types[2] = {24, -1};
             for (int t = 0; t < 2; t++) {
                 struct matMul_args args;

@@ -4,10 +4,13 @@
  * cores 1..7 are pool threads that sleep on a condition variable between
  * forks.
  *
- * PTL_STAGGER_US (environment) delays the start of core c by c times that
- * many microseconds. A kernel that forgets a barrier then reads data that a
- * later core has not written yet, reliably rather than once in a while, so a
- * missing barrier shows up as a numeric failure.
+ * PTL_STAGGER_US (environment) delays the start of core c by (n-1-c) times
+ * that many microseconds in a team of n: core 0 starts last. A kernel that
+ * forgets a barrier then uses data that another core has not written yet,
+ * reliably rather than once in a while, so a missing barrier shows up as a
+ * numeric failure. Core 0 goes last because it is the core that most often
+ * owns all the work of a degenerate split (M = 1 or N = 1) while the others
+ * run ahead into the next phase.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -53,8 +56,8 @@ static void run_share(int core_id)
 {
     tls_core_id = core_id;
     tls_in_team = 1;
-    if (team.stagger_us && core_id > 0)
-        usleep(team.stagger_us * (unsigned)core_id);
+    if (team.stagger_us && core_id < team.nb_cores - 1)
+        usleep(team.stagger_us * (unsigned)(team.nb_cores - 1 - core_id));
     team.entry(team.arg);
     tls_in_team = 0;
 }

@@ -122,6 +122,7 @@ void ptl_qemu_boot(uint32_t hart, uintptr_t fdt_addr)
         while (__atomic_load_n(&ptl_qemu_harts_online, __ATOMIC_SEQ_CST) < ptl_qemu_harts_present)
             ptl_ipi_wait();
     }
+    ptl_qemu_console_init();
     __libc_init_array();
     ptl_exit(main(0, 0));
 }
@@ -145,7 +146,7 @@ void ptl_qemu_trap(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval)
     /* Hold the console across record and exit: the CRASH line is whole, and
      * no other hart writes after it. */
     ptl_qemu_lock_acquire(&ptl_qemu_console_lock);
-    ptl_qemu_stdout_flush();
+    ptl_qemu_stdout_end_line();
     ptl_emit_crash(hart, cause, epc, tval);
     ptl_exit(PTL_EXIT_TRAP);
 }

@@ -100,8 +100,12 @@ extern volatile uint32_t ptl_qemu_harts_online;
 
 /* The loop of harts 1..7: wait for a fork, run the share, report, sleep. */
 void ptl_qemu_team_worker(uint32_t hart) __attribute__((noreturn));
-/* Flushes the calling hart's buffered printf line, if any. */
+/* Picks the console: semihosting if QEMU offers it, else the UART. */
+void ptl_qemu_console_init(void);
+/* Flushes the calling hart's buffered printf line, if any; the _end_line
+ * form also ends a partial line, so a record written next starts a line. */
 void ptl_qemu_stdout_flush(void);
+void ptl_qemu_stdout_end_line(void);
 /* Reports a misuse of the runtime (an ERROR record) and ends the run. */
 void ptl_qemu_fatal(const char *text) __attribute__((noreturn));
 

@@ -99,3 +99,38 @@ ptl_trap_entry:
 1:  wfi
     j 1b
     .size ptl_trap_entry, . - ptl_trap_entry
+
+/*
+ * long ptl_semihost_call(long op, void *arg): one RISC-V semihosting call.
+ * The three instructions must be uncompressed and on one page (hence the
+ * alignment). ebreak ends QEMU's translation block, so the counting plugin
+ * stays exact across the call.
+ */
+    .text
+    .balign 16
+    .globl ptl_semihost_call
+    .type ptl_semihost_call, @function
+ptl_semihost_call:
+    .option push
+    .option norvc
+    slli x0, x0, 0x1f
+    ebreak
+    srai x0, x0, 7
+    .option pop
+    ret
+    .size ptl_semihost_call, . - ptl_semihost_call
+
+/*
+ * Trap vector while probing for semihosting: without -semihosting-config
+ * enable=on the ebreak above traps (breakpoint); make the call return -1.
+ */
+    .balign 4
+    .globl ptl_semihost_probe_trap
+    .type ptl_semihost_probe_trap, @function
+ptl_semihost_probe_trap:
+    csrr t0, mepc
+    addi t0, t0, 4
+    csrw mepc, t0
+    li a0, -1
+    mret
+    .size ptl_semihost_probe_trap, . - ptl_semihost_probe_trap

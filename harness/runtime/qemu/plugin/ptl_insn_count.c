@@ -31,6 +31,7 @@
  * Build: gcc -shared -fPIC -O2 -o libptl_insn_count.so ptl_insn_count.c
  * Run:   qemu-system-riscv32 ... -plugin ./libptl_insn_count.so,out=counts.txt
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>

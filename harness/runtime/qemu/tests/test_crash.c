@@ -1,4 +1,8 @@
 /*
+ * With -DPTL_TEST_STACK_OVERFLOW, hart 3 instead recurses without end: the
+ * PMP guard under its stack must turn that into a CRASH record with cause 7
+ * (store access fault) and tval inside the guard.
+ *
  * A trap on hart 3 inside an 8-core fork must become one CRASH record
  * (hart 3, cause 2 = illegal instruction, epc = the faulting instruction)
  * and exit status 12 (PTL_EXIT_TRAP), while the other harts keep printing
@@ -13,6 +17,14 @@
 
 extern const char ptl_test_illegal[];
 
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
+__attribute__((noinline)) static int recurse(volatile int depth)
+{
+    volatile char frame[64];
+    frame[0] = (char)depth;
+    return recurse(depth + 1) + frame[0];
+}
+
 static void body(void *arg)
 {
     (void)arg;
@@ -21,6 +33,10 @@ static void body(void *arg)
         printf("core %d step %d\n", id, i);
         pi_cl_team_barrier();
     }
+#ifdef PTL_TEST_STACK_OVERFLOW
+    if (id == 3)
+        recurse(0);
+#endif
     if (id == 3)
         __asm__ volatile(".option push\n.option norvc\n"
                          ".globl ptl_test_illegal\n"

@@ -1,0 +1,195 @@
+"""Specification of the QEMU runtime and its counting plugin, checked on the
+emulator itself. Run: python -m pytest harness/runtime/qemu/tests -v
+
+Each test builds one small C program on the runtime (tests/*.c) with the
+same recipe as the runner (harness.targets.qemu) and runs it on 8 harts.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness import toolchain
+from harness.protocol import decode_records
+from harness.targets.qemu import TEST_SUPPORT, QemuTarget, layout
+
+TESTS = Path(__file__).parent
+
+pytestmark = pytest.mark.skipif(toolchain.unavailable_reason() is not None,
+                                reason=f"QEMU toolchain: {toolchain.unavailable_reason()}")
+
+
+@pytest.fixture(scope="module")
+def target():
+    return QemuTarget()
+
+
+_built: dict = {}
+
+
+def build(target, tmp_path_factory, name: str, fp16_format: str = "bf16", flags=()) -> Path:
+    key = (name, fp16_format, tuple(flags))
+    if key not in _built:
+        outdir = tmp_path_factory.mktemp(name)
+        target.build_program([TESTS / f"{name}.c", *TEST_SUPPORT], fp16_format, outdir,
+                             extra_flags=list(flags))
+        _built[key] = outdir
+    return _built[key]
+
+
+def run(target, artefact: Path, tmp_path: Path, timeout: float = 60, console: str | None = None):
+    runner = QemuTarget(console) if console else target
+    return runner.execute(artefact, None, timeout, tmp_path)
+
+
+# ---- fork, barrier, determinism -------------------------------------------------------
+
+def test_team_checks_pass_on_1_to_8_harts(target, tmp_path_factory, tmp_path):
+    raw = run(target, build(target, tmp_path_factory, "test_team"), tmp_path)
+    assert raw.returncode == 0, raw.stderr
+    decoded = decode_records(raw.output)
+    assert decoded.complete
+    assert [v.status for v in decoded.variants] == [0] * 17
+    assert "malloc of 1 MiB ok" in decoded.console
+    assert sorted(line for line in decoded.console if line.startswith("hello")) == \
+        [f"hello from core {c} of 8" for c in range(8)]
+
+
+def test_counts_are_exact_and_sleeping_harts_count_nothing(target, tmp_path_factory, tmp_path):
+    counts = run(target, build(target, tmp_path_factory, "test_team"), tmp_path).region_counts
+    assert len(counts) == 17
+    # Region 0: BEGIN, ret, li, 1000 x (addi, hint, bnez), li, jal.
+    assert counts[0] == [3 * 1000 + 5] + [0] * 7
+    for n in range(1, 9):
+        for region in (n, 8 + n):   # float work, then barrier stress, on n cores
+            assert all(c > 0 for c in counts[region][:n]), (region, counts[region])
+            assert counts[region][n:] == [0] * (8 - n), (region, counts[region])
+
+
+def test_counts_and_output_are_identical_across_runs(target, tmp_path_factory, tmp_path):
+    artefact = build(target, tmp_path_factory, "test_team")
+    first = run(target, artefact, tmp_path / "a")
+    second = run(target, artefact, tmp_path / "b")
+    assert first.region_counts == second.region_counts
+    assert first.output == second.output
+
+
+def test_plugin_agrees_with_minstret(target, tmp_path_factory, tmp_path):
+    """minstret under -icount shift=0 is QEMU's exact global instruction clock."""
+    raw = run(target, build(target, tmp_path_factory, "test_count"), tmp_path)
+    assert raw.returncode == 0, raw.stderr
+    deltas = [int(m.group(2)) for m in re.finditer(rb"count (\d+) (\d+)", raw.output)]
+    plugin = [sum(region) for region in raw.region_counts]
+    offset = deltas[0] - plugin[0]
+    assert offset == 5  # the csrr/call glue around the markers
+    for region in (1, 3, 4):  # device writes with SPLIT, self-IPI + wfi, an 8-hart fork
+        assert deltas[region] - plugin[region] == offset, (region, deltas, plugin)
+    # Raw device writes without SPLIT: QEMU restarts each one, and the plugin
+    # counts the rest of its block twice. The runtime never does this.
+    assert plugin[2] > deltas[2] - offset
+
+
+def test_uart_and_semihosting_consoles_give_the_same_output(target, tmp_path_factory, tmp_path):
+    artefact = build(target, tmp_path_factory, "test_team")
+    uart = run(target, artefact, tmp_path / "uart", console="uart")
+    semihost = run(target, artefact, tmp_path / "semihost", console="semihost")
+    assert uart.output == semihost.output
+    assert uart.region_counts == semihost.region_counts
+
+
+# ---- crashes and hangs ---------------------------------------------------------------
+
+def _crash_of(raw):
+    decoded = decode_records(raw.output)
+    assert decoded.crash is not None, raw.output[-500:]
+    return decoded
+
+
+def test_illegal_instruction_on_hart_3_is_one_crash_record(target, tmp_path_factory, tmp_path):
+    raw = run(target, build(target, tmp_path_factory, "test_crash"), tmp_path)
+    assert raw.returncode == 12  # PTL_EXIT_TRAP
+    decoded = _crash_of(raw)
+    pc = int(re.search(rb"crash-pc ([0-9a-f]{8})", raw.output).group(1), 16)
+    crash = decoded.crash
+    assert (crash.hart, crash.cause, crash.epc, crash.tval) == (3, 2, pc, 0xC0001073)  # unimp
+    # The other harts printed concurrently; every line is whole.
+    for line in decoded.console:
+        assert re.fullmatch(r"crash-pc [0-9a-f]{8}|core \d (step \d|keeps printing)", line), line
+
+
+def test_stack_overflow_hits_the_guard(target, tmp_path_factory, tmp_path):
+    artefact = build(target, tmp_path_factory, "test_crash", flags=["-DPTL_TEST_STACK_OVERFLOW"])
+    raw = run(target, artefact, tmp_path)
+    assert raw.returncode == 12
+    crash = _crash_of(raw).crash
+    nm = subprocess.run([toolchain.RISCV_GCC.replace("gcc", "nm"), str(artefact / "runner.elf")],
+                        capture_output=True, text=True).stdout
+    stacks_end = int(re.search(r"^([0-9a-f]+) \w __stacks_end$", nm, re.M).group(1), 16)
+    guard = stacks_end - 4 * layout()["PTL_QEMU_STACK_SIZE"]   # bottom of hart 3's stack
+    assert (crash.hart, crash.cause) == (3, 7)                   # store access fault
+    assert guard <= crash.tval < guard + layout()["PTL_QEMU_STACK_GUARD"]
+
+
+def test_deadlock_is_killed_at_once(target, tmp_path_factory, tmp_path):
+    raw = run(target, build(target, tmp_path_factory, "test_hang"), tmp_path, timeout=60)
+    assert raw.timed_out and raw.returncode is None
+    assert raw.seconds < 10
+    assert b"deadlock" in raw.stderr
+
+
+def test_busy_hang_is_killed_at_the_timeout(target, tmp_path_factory, tmp_path):
+    artefact = build(target, tmp_path_factory, "test_hang", flags=["-DPTL_TEST_SPIN"])
+    raw = run(target, artefact, tmp_path, timeout=2)
+    assert raw.timed_out and raw.returncode is None
+    assert 2 <= raw.seconds < 8
+    assert b"hang test starts" in raw.output
+
+
+def test_fork_beyond_the_harts_present_is_an_error_not_a_hang(target, tmp_path_factory, tmp_path):
+    artefact = build(target, tmp_path_factory, "test_team")
+    argv = target.qemu_argv(artefact, None, tmp_path / "counts.txt")
+    argv[argv.index("-smp") + 1] = "4"
+    result = subprocess.run(argv, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 3
+    errors = decode_records(result.stdout).case_errors
+    assert any("more cores than harts" in e for e in errors), errors
+
+
+# ---- IEEE binary16 on Zfh --------------------------------------------------------------
+
+needs_zfh = pytest.mark.skipif(not toolchain.clang_has_zfh(), reason="clang with Zfh is not installed")
+
+
+@needs_zfh
+def test_fp16_build_runs_half_precision_instructions(target, tmp_path_factory, tmp_path):
+    artefact = build(target, tmp_path_factory, "test_fp16", "fp16")
+    objdump = shutil.which("llvm-objdump") or shutil.which("llvm-objdump-14")
+    if objdump:  # GNU objdump loses Zfh after start.S's arch mapping symbol
+        listing = subprocess.run([objdump, "-d", "--mattr=+zfh", str(artefact / "runner.elf")],
+                                 capture_output=True, text=True).stdout
+        assert re.search(r"\bflh\b", listing) and re.search(r"\bfmadd\.h\b", listing)
+    raw = run(target, artefact, tmp_path)
+    assert raw.returncode == 0, raw.output
+    assert b"core 3: 5100/100" in raw.output
+
+
+@needs_zfh
+def test_fp16_build_traps_without_zfh(target, tmp_path_factory, tmp_path):
+    artefact = build(target, tmp_path_factory, "test_fp16", "fp16")
+    argv = target.qemu_argv(artefact, None, tmp_path / "counts.txt")
+    argv[argv.index("-cpu") + 1] = "rv32,d=false"
+    result = subprocess.run(argv, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 12
+    crash = decode_records(result.stdout).crash
+    assert crash.cause == 2
+
+
+def test_payload_window_fits_below_qemus_device_tree():
+    values = layout()
+    end = values["PTL_QEMU_PAYLOAD_ADDR"] + values["PTL_QEMU_PAYLOAD_MAX"]
+    # QEMU places the device tree in the top 2 MiB of RAM.
+    assert end <= values["PTL_QEMU_RAM_BASE"] + values["PTL_QEMU_RAM_SIZE"] - 2 * 1024 * 1024

@@ -1,0 +1,289 @@
+"""The QEMU target: real rv32imafc(+zfh) binaries on an emulated 8-hart
+cluster, with exact, deterministic per-hart instruction counts.
+
+Build: the library, the runner and the bare-metal runtime
+(runtime/qemu/) are compiled once per configuration into runner.elf, with
+riscv64-unknown-elf-gcc and picolibc; IEEE fp16 builds compile the C with
+clang for rv32imafc_zfh and link with the same GCC driver. The counting
+plugin (runtime/qemu/plugin/) is compiled next to it with the host compiler.
+
+Run: qemu-system-riscv32 -machine virt with 8 harts under
+-icount shift=0,sleep=off; QEMU's generic loader places the payload at
+PTL_QEMU_PAYLOAD_ADDR; the plugin writes one line of per-hart counts per
+measured region, which become RawRun.region_counts. The unit is
+instructions, not cycles. The console is semihosting (about 50x faster than
+the UART) unless console="uart" or PTL_QEMU_CONSOLE=uart asks for the UART,
+the path a serial console on a pty or socket takes.
+
+A deadlock (every hart asleep in wfi, nothing left to wake them) is seen
+from QEMU's own warning and killed at once instead of after the timeout.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+
+from harness import toolchain
+from harness.failures import NOT_FIT, CaseFailure
+from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
+                            compile_command, tool_version)
+
+QEMU_RUNTIME = RUNTIME_DIR / "qemu"
+LAYOUT_HEADER = QEMU_RUNTIME / "ptl_qemu.h"
+LINK_SCRIPT = QEMU_RUNTIME / "link.ld"
+PLUGIN_SOURCE = QEMU_RUNTIME / "plugin" / "ptl_insn_count.c"
+# The runtime's self-test, and what any such test program links besides the runtime.
+SELF_TEST = QEMU_RUNTIME / "tests" / "test_team.c"
+TEST_SUPPORT = [RUNTIME_DIR / "runner" / "protocol.c"]
+
+ELF_NAME = "runner.elf"
+PLUGIN_NAME = "libptl_insn_count.so"
+MANIFEST_NAME = "qemu.json"
+
+HARTS = 8
+FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
+# Contraction is left at each compiler's default (GCC: fast, like the PULP
+# toolchain; clang: within expressions). Add -ffp-contract=off to get FP32
+# results bit-identical to the host target's.
+COMMON_FLAGS = ["-std=gnu11", "-O2", "-g", "-DNUM_CORES=ptl_num_cores", "-DOPTIMIZE",
+                "-ffunction-sections", "-fdata-sections", "-fno-fast-math"]
+GCC_ARCH = [f"-march={toolchain.MARCH}", f"-mabi={toolchain.MABI}"]
+CLANG_ARCH = ["--target=riscv32-unknown-elf", f"-march={toolchain.MARCH}_zfh", f"-mabi={toolchain.MABI}",
+              "-mno-relax", "-ftls-model=local-exec"]
+DEADLOCK_WARNING = b"icount sleep disabled and no active timers"
+TERM_GRACE_S = 2.0
+
+
+@lru_cache(maxsize=None)
+def layout() -> dict[str, int]:
+    """The PTL_QEMU_* numbers of ptl_qemu.h (payload address and size, ...)."""
+    values = {}
+    for match in re.finditer(r"^#define (PTL_QEMU_\w+) (0x[0-9a-fA-F]+|\d+)\s*$",
+                             LAYOUT_HEADER.read_text(), re.MULTILINE):
+        values[match.group(1)] = int(match.group(2), 0)
+    return values
+
+
+def runtime_sources() -> list[Path]:
+    return [QEMU_RUNTIME / "start.S", *sorted(QEMU_RUNTIME.glob("*.c"))]
+
+
+def parse_region_counts(text: str) -> list[list[int]]:
+    """Closed regions of the plugin's output, in order, one count per hart."""
+    regions = []
+    for line in text.splitlines():
+        fields = line.split()
+        if fields and fields[0] == "region":
+            if int(fields[1]) != len(regions):
+                raise ValueError(f"plugin output skips from region {len(regions)} to {fields[1]}")
+            regions.append([int(x) for x in fields[2:2 + HARTS]])
+    return regions
+
+
+def _qemu_path(path: Path) -> str:
+    return str(path).replace(",", ",,")  # QEMU option syntax doubles commas
+
+
+class QemuTarget(Target):
+    name = "qemu"
+
+    def __init__(self, console: str | None = None):
+        self.console = console or os.environ.get("PTL_QEMU_CONSOLE", "semihost")
+        if self.console not in ("semihost", "uart"):
+            raise ValueError(f"QEMU console must be 'semihost' or 'uart', not {self.console!r}")
+        formats = ("bf16", "fp16") if toolchain.clang_has_zfh() else ("bf16",)
+        self.capabilities = Capabilities(fp16_formats=formats, max_cores=HARTS,
+                                         counter_unit="instructions", payload_delivery="loader")
+        self._unavailable: str | None | bool = False
+
+    # ---- what the target needs and is ------------------------------------------------
+
+    def unavailable_reason(self) -> str | None:
+        if self._unavailable is False:
+            self._unavailable = toolchain.unavailable_reason()
+        return self._unavailable
+
+    def cflags(self, fp16_format: str) -> list[str]:
+        arch = CLANG_ARCH if fp16_format == "fp16" else GCC_ARCH
+        return [*arch, *COMMON_FLAGS, FP16_DEFINES[fp16_format]]
+
+    def build_material(self, config: BuildConfig) -> dict:
+        material = {"target": self.name, "gcc": tool_version([toolchain.RISCV_GCC, "--version"]),
+                    "picolibc": str(toolchain.picolibc_include()),
+                    "host_cc": tool_version([toolchain.HOST_CC, "--version"]),
+                    "qemu": tool_version([toolchain.QEMU, "--version"]),
+                    "flags": self.cflags(config.fp16_format)}
+        if config.fp16_format == "fp16":
+            material["clang"] = tool_version([toolchain.CLANG, "--version"])
+        return material
+
+    def source_roots(self, config: BuildConfig) -> list[Path]:
+        return [*super().source_roots(config), *runtime_sources(), LINK_SCRIPT, LAYOUT_HEADER,
+                QEMU_RUNTIME / "ptl_qemu_hw.h", PLUGIN_SOURCE]
+
+    # ---- build ----------------------------------------------------------------------
+
+    def build(self, config: BuildConfig, outdir: Path, embedded_payload: Path | None = None) -> None:
+        """With embedded_payload (a C file from payload_as_c_source) the
+        payload is compiled in; one placed by the loader still wins."""
+        if config.sanitize:
+            raise BuildError("sanitizers exist on the host target only; drop --sanitize or use --target host")
+        sources = [*sorted((RUNTIME_DIR / "runner").glob("*.c")), *config.library.sources]
+        defines = []
+        if embedded_payload:
+            sources.append(Path(embedded_payload))
+            defines.append("-DPTL_EMBEDDED_PAYLOAD")
+        self.build_program(sources, config.fp16_format, outdir,
+                           include_dirs=list(config.library.include_dirs), extra_flags=defines)
+
+    def build_program(self, sources: list[Path], fp16_format: str, outdir: Path,
+                      include_dirs: list[Path] = (), extra_flags: list[str] = ()) -> None:
+        """Any program on the QEMU runtime (the runner, or a runtime test):
+        outdir gets runner.elf, the counting plugin and a manifest."""
+        if fp16_format not in self.capabilities.fp16_formats:
+            raise BuildError(f"the QEMU target cannot build {fp16_format}: "
+                             f"{toolchain.check_clang_zfh() or 'unknown format'}. "
+                             f"Install clang: {' '.join(toolchain.apt_command(['clang']))}")
+        outdir.mkdir(parents=True, exist_ok=True)
+        includes = [f"-I{QEMU_RUNTIME}", f"-I{RUNTIME_DIR / 'include'}", *(f"-I{d}" for d in include_dirs)]
+        flags = [*self.cflags(fp16_format), *extra_flags, *includes]
+        c_sources = [*(p for p in runtime_sources() if p.suffix == ".c"), *map(Path, sources)]
+        link = [toolchain.RISCV_GCC, *GCC_ARCH, "--specs=picolibc.specs", "-nostartfiles",
+                "-T", str(LINK_SCRIPT), f"-I{QEMU_RUNTIME}", "-o", str(outdir / ELF_NAME),
+                str(QEMU_RUNTIME / "start.S")]
+        objects = self._compile(c_sources, fp16_format, flags, outdir / "obj")
+        compile_command([*link, *map(str, objects), "-lm"])
+        compile_command([toolchain.HOST_CC, "-shared", "-fPIC", "-O2", "-o", str(outdir / PLUGIN_NAME),
+                         str(PLUGIN_SOURCE)])
+        cpu = "rv32,d=false" + (",Zfh=true" if fp16_format == "fp16" else "")
+        (outdir / MANIFEST_NAME).write_text(json.dumps({"cpu": cpu, "fp16_format": fp16_format}))
+
+    @staticmethod
+    def _compile(sources: list[Path], fp16_format: str, flags: list[str], objdir: Path) -> list[Path]:
+        """Compiles each C file on its own, in parallel: GCC with picolibc's
+        specs, or (IEEE fp16) clang with picolibc's headers passed in."""
+        if fp16_format == "fp16":
+            include = toolchain.picolibc_include()
+            if include is None:
+                raise BuildError("picolibc's include directory was not found; run python -m harness toolchain")
+            compiler = [toolchain.CLANG, *flags, "-isystem", str(include)]
+        else:
+            compiler = [toolchain.RISCV_GCC, "--specs=picolibc.specs", *flags]
+        objdir.mkdir(parents=True, exist_ok=True)
+        objects = [objdir / f"{i:03d}_{source.stem}.o" for i, source in enumerate(sources)]
+        jobs = [[*compiler, "-c", str(source), "-o", str(obj)] for source, obj in zip(sources, objects)]
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            for future in [pool.submit(compile_command, job) for job in jobs]:
+                future.result()  # re-raises the first BuildError
+        return objects
+
+    # ---- run ------------------------------------------------------------------------
+
+    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
+        """payload None runs an artefact built with an embedded payload."""
+        return self.execute(artefact, payload, timeout, workdir)
+
+    def qemu_argv(self, artefact: Path, payload_path: Path | None, counts_path: Path) -> list[str]:
+        manifest = json.loads((artefact / MANIFEST_NAME).read_text())
+        argv = [toolchain.QEMU, "-machine", "virt", "-bios", "none", "-nodefaults",
+                "-display", "none", "-monitor", "none", "-m", "128M", "-smp", str(HARTS),
+                "-cpu", manifest["cpu"], "-icount", "shift=0,sleep=off",
+                # Console on stdout without touching stdin or the terminal.
+                "-chardev", "file,id=con0,path=/dev/stdout", "-serial", "chardev:con0",
+                "-kernel", _qemu_path(artefact / ELF_NAME),
+                "-plugin", f"{_qemu_path(artefact / PLUGIN_NAME)},out={_qemu_path(counts_path)}"]
+        if payload_path is not None:
+            argv += ["-device", f"loader,file={_qemu_path(payload_path)},"
+                                f"addr={layout()['PTL_QEMU_PAYLOAD_ADDR']:#x},force-raw=on"]
+        if self.console == "semihost":
+            argv += ["-semihosting-config", "enable=on,target=native"]
+        return argv
+
+    def execute(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
+        workdir.mkdir(parents=True, exist_ok=True)
+        payload_path = None
+        if payload is not None:
+            limit = layout()["PTL_QEMU_PAYLOAD_MAX"]
+            if len(payload) > limit:
+                raise CaseFailure(NOT_FIT, f"the payload has {len(payload)} bytes; the QEMU target loads at "
+                                           f"most {limit} (PTL_QEMU_PAYLOAD_MAX in runtime/qemu/ptl_qemu.h)")
+            payload_path = workdir / "payload.bin"
+            payload_path.write_bytes(payload)
+        counts_path = workdir / "counts.txt"
+        counts_path.unlink(missing_ok=True)
+        raw = _run_qemu(self.qemu_argv(artefact, payload_path, counts_path), timeout, workdir)
+        if counts_path.exists():
+            try:
+                raw.region_counts = parse_region_counts(counts_path.read_text())
+            except ValueError as exc:
+                raw.stderr += f"\nptl: unreadable plugin output: {exc}\n".encode()
+        return raw
+
+
+def _run_qemu(argv: list[str], timeout: float, cwd: Path) -> RawRun:
+    """Runs QEMU with a deadline. A deadlock ends it at once: QEMU warns when
+    every hart sleeps and no timer can wake one, which (no timers, no input)
+    is final. SIGTERM first, so the plugin still writes the counts it has."""
+    start = time.monotonic()
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=cwd, start_new_session=True)
+    chunks: dict[str, list[bytes]] = {"out": [], "err": []}
+    deadlock = threading.Event()
+
+    def pump(stream, key: str) -> None:
+        seen = b""
+        for chunk in iter(lambda: stream.read1(65536), b""):
+            chunks[key].append(chunk)
+            if key == "err":
+                seen = (seen + chunk)[-4096:]
+                if DEADLOCK_WARNING in seen:
+                    deadlock.set()
+        stream.close()
+
+    readers = [threading.Thread(target=pump, args=(process.stdout, "out"), daemon=True),
+               threading.Thread(target=pump, args=(process.stderr, "err"), daemon=True)]
+    for reader in readers:
+        reader.start()
+
+    ended_by = None
+    deadline = start + timeout
+    while process.poll() is None:
+        if deadlock.is_set():
+            ended_by = "deadlock"
+            break
+        if time.monotonic() >= deadline:
+            ended_by = "timeout"
+            break
+        deadlock.wait(0.02)
+    if ended_by:
+        _stop(process)
+    for reader in readers:
+        reader.join(timeout=5)
+    stderr = b"".join(chunks["err"])
+    if ended_by == "deadlock":
+        stderr += (f"\nptl: deadlock after {time.monotonic() - start:.2f} s: every hart is asleep and "
+                   f"nothing can wake one (a barrier or join that never completes); run killed\n").encode()
+    return RawRun(b"".join(chunks["out"]), stderr, None if ended_by else process.returncode,
+                  ended_by is not None, time.monotonic() - start)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=TERM_GRACE_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    except ProcessLookupError:
+        pass
+
+
+TARGET_CLASS = QemuTarget

@@ -1,0 +1,250 @@
+"""The toolchain of the QEMU target: what it needs, whether it is here, and
+how to get it.
+
+    python -m harness toolchain            check, and print the install command
+    python -m harness toolchain --install  also install what is missing (as root)
+
+Everything comes from Debian packages (bookworm or later):
+
+    gcc-riscv64-unknown-elf        GCC 12 for rv32imafc/ilp32f (FP32 and bfloat16 builds)
+    picolibc-riscv64-unknown-elf   the C library, with an rv32imafc/ilp32f multilib
+    qemu-system-misc               qemu-system-riscv32 (7.x: virt machine, Zfh, TCG plugins)
+    clang                          clang 14 with Zfh, for IEEE binary16 builds only
+    gcc                            host compiler for the counting plugin
+
+When all is present, a smoke test builds the runtime self-test and runs it on
+8 emulated harts with the counting plugin.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+RISCV_GCC = "riscv64-unknown-elf-gcc"
+QEMU = "qemu-system-riscv32"
+CLANG = "clang"
+HOST_CC = os.environ.get("PTL_HOST_CC", "gcc")
+MARCH, MABI = "rv32imafc", "ilp32f"
+MIN_QEMU = (7, 0)
+
+
+def _run(argv: list[str], timeout: float = 60) -> subprocess.CompletedProcess | None:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return None
+
+
+def _first_line(argv: list[str]) -> str:
+    result = _run(argv)
+    if result is None or result.returncode != 0:
+        return "missing"
+    return (result.stdout or result.stderr).strip().splitlines()[0]
+
+
+# ---- checks: each returns None when fine, else what is wrong ------------------------
+
+def check_riscv_gcc() -> str | None:
+    if not shutil.which(RISCV_GCC):
+        return f"{RISCV_GCC} is not on PATH"
+    result = _run([RISCV_GCC, f"-march={MARCH}", f"-mabi={MABI}", "-print-multi-directory"])
+    if result is None or result.stdout.strip() != f"{MARCH}/{MABI}":
+        return f"{RISCV_GCC} has no {MARCH}/{MABI} multilib (a Debian-style multilib build is needed)"
+    return None
+
+
+def check_picolibc() -> str | None:
+    if check_riscv_gcc():
+        return "needs the RISC-V GCC first"
+    include = picolibc_include()
+    if include is None:
+        return "the RISC-V GCC finds no picolibc.specs (or no picolibc headers through it)"
+    libc = include.parent / "lib" / MARCH / MABI / "libc.a"
+    if not libc.exists():
+        return f"picolibc has no {MARCH}/{MABI} multilib ({libc} is missing)"
+    return None
+
+
+def qemu_version() -> tuple[int, ...] | None:
+    match = re.search(r"version (\d+)\.(\d+)", _first_line([QEMU, "--version"]))
+    return tuple(int(x) for x in match.groups()) if match else None
+
+
+def check_qemu() -> str | None:
+    if not shutil.which(QEMU):
+        return f"{QEMU} is not on PATH"
+    version = qemu_version()
+    if version is None or version < MIN_QEMU:
+        return f"{QEMU} is older than {'.'.join(map(str, MIN_QEMU))} (needs Zfh and TCG plugins)"
+    return None
+
+
+def check_clang_zfh() -> str | None:
+    if not shutil.which(CLANG):
+        return f"{CLANG} is not on PATH"
+    return None if clang_has_zfh() else f"{CLANG} cannot compile for riscv32 with Zfh"
+
+
+def check_host_cc() -> str | None:
+    return None if shutil.which(HOST_CC) else f"host compiler {HOST_CC} is not on PATH"
+
+
+@lru_cache(maxsize=None)
+def clang_has_zfh() -> bool:
+    result = _run([CLANG, "--target=riscv32-unknown-elf", f"-march={MARCH}_zfh", f"-mabi={MABI}",
+                   "-x", "c", "-c", os.devnull, "-o", os.devnull])
+    return result is not None and result.returncode == 0
+
+
+@lru_cache(maxsize=None)
+def picolibc_include() -> Path | None:
+    """picolibc's header directory, as the RISC-V GCC sees it (clang needs it
+    passed explicitly with -isystem)."""
+    result = _run([RISCV_GCC, "--specs=picolibc.specs", f"-march={MARCH}", f"-mabi={MABI}", "-E", "-v",
+                   "-x", "c", os.devnull, "-o", os.devnull])
+    if result is None:
+        return None
+    for line in result.stderr.splitlines():
+        path = Path(line.strip())
+        if "picolibc" in line and path.is_absolute() and (path / "picolibc.h").exists():
+            return path
+    return None
+
+
+@dataclass(frozen=True)
+class Requirement:
+    name: str
+    package: str
+    check: Callable[[], str | None]
+    version: Callable[[], str]
+    needed_for: str = "every build"
+
+
+REQUIREMENTS = (
+    Requirement("RISC-V GCC", "gcc-riscv64-unknown-elf", check_riscv_gcc,
+                lambda: _first_line([RISCV_GCC, "--version"])),
+    Requirement("picolibc", "picolibc-riscv64-unknown-elf", check_picolibc,
+                lambda: str(picolibc_include())),
+    Requirement("QEMU", "qemu-system-misc", check_qemu, lambda: _first_line([QEMU, "--version"])),
+    Requirement("host C compiler", "gcc", check_host_cc, lambda: _first_line([HOST_CC, "--version"]),
+                needed_for="the counting plugin"),
+    Requirement("clang with Zfh", "clang", check_clang_zfh, lambda: _first_line([CLANG, "--version"]),
+                needed_for="IEEE fp16 builds only"),
+)
+
+
+def missing_for_target() -> list[Requirement]:
+    """Requirements without which the QEMU target cannot run at all (clang is
+    optional: without it the target offers bfloat16 but not IEEE fp16)."""
+    return [r for r in REQUIREMENTS if r.needed_for != "IEEE fp16 builds only" and r.check()]
+
+
+def unavailable_reason() -> str | None:
+    missing = missing_for_target()
+    if not missing:
+        return None
+    what = "; ".join(f"{r.name}: {r.check()}" for r in missing)
+    return f"{what}. Install with: {' '.join(apt_command([r.package for r in missing]))}"
+
+
+def apt_command(packages: list[str]) -> list[str]:
+    command = ["apt-get", "install", "-y", "--no-install-recommends", *packages]
+    return command if os.geteuid() == 0 else ["sudo", *command]
+
+
+def install(packages: list[str]) -> bool:
+    if os.geteuid() != 0:
+        print(f"not root: run\n  {' '.join(apt_command(packages))}")
+        return False
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    if subprocess.run(apt_command(packages), env=env).returncode == 0:
+        return True
+    print("apt-get install failed; refreshing the package lists and trying once more")
+    subprocess.run(["apt-get", "update"], env=env)
+    return subprocess.run(apt_command(packages), env=env).returncode == 0
+
+
+def smoke_test() -> str | None:
+    """Builds the runtime self-test and runs it on 8 harts with the plugin.
+    Returns None when it passed, else what failed."""
+    from harness.targets.qemu import SELF_TEST, TEST_SUPPORT, QemuTarget
+
+    target = QemuTarget()
+    with tempfile.TemporaryDirectory(prefix="ptl-toolchain-") as tmp:
+        outdir = Path(tmp)
+        try:
+            target.build_program([SELF_TEST, *TEST_SUPPORT], "bf16", outdir)
+        except Exception as exc:  # BuildError or a missing tool
+            return f"building the self-test failed: {exc}"
+        raw = target.execute(outdir, payload=None, timeout=60, workdir=outdir)
+        if raw.timed_out or raw.returncode != 0:
+            return (f"the self-test did not pass (exit {raw.returncode}, timed out: {raw.timed_out}):\n"
+                    + raw.output.decode(errors="replace")[-800:] + raw.stderr.decode(errors="replace")[-800:])
+        from harness.protocol import TransportError, decode_records
+        try:
+            run = decode_records(raw.output)
+        except TransportError as exc:
+            return f"the self-test's records are damaged: {exc}"
+        failed = [v.index for v in run.variants if v.status != 0]
+        if not run.complete or failed:
+            return f"the self-test's checks failed: {failed or 'no END record'}"
+        if not raw.region_counts:
+            return "the counting plugin wrote no region counts"
+        total = sum(map(sum, raw.region_counts))
+        print(f"  smoke test: 8 harts, {len(raw.region_counts)} measured regions, "
+              f"{total / 1e6:.1f} M instructions in regions, {raw.seconds:.2f} s")
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness toolchain", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--install", action="store_true", help="apt-get install what is missing (as root)")
+    parser.add_argument("--no-smoke", action="store_true", help="skip the build-and-run smoke test")
+    args = parser.parse_args(argv)
+
+    def report() -> list[Requirement]:
+        missing = []
+        for requirement in REQUIREMENTS:
+            problem = requirement.check()
+            if problem:
+                missing.append(requirement)
+                print(f"  MISSING  {requirement.name} ({requirement.needed_for}): {problem}"
+                      f"  [package {requirement.package}]")
+            else:
+                print(f"  ok       {requirement.name}: {requirement.version()}")
+        return missing
+
+    print("QEMU target toolchain:")
+    missing = report()
+    if missing:
+        packages = [r.package for r in missing]
+        if args.install:
+            if install(packages):
+                clang_has_zfh.cache_clear()
+                picolibc_include.cache_clear()
+                print("after installing:")
+                missing = report()
+        else:
+            print(f"install with:\n  {' '.join(apt_command(packages))}")
+    if any(r.needed_for != "IEEE fp16 builds only" for r in missing):
+        return 1
+    if not args.no_smoke:
+        problem = smoke_test()
+        if problem:
+            print(f"  FAILED   smoke test: {problem}")
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,14 @@
+/*
+ * pulp_train.h: umbrella header of the training library.
+ */
+#ifndef PULP_TRAIN_H
+#define PULP_TRAIN_H
+
+#include "pulp_train_defines.h"
+#include "pulp_fp16.h"
+#include "pulp_matmul_fp32.h"
+#include "pulp_matmul_fp16.h"
+#include "pulp_linear_fp32.h"
+#include "pulp_linear_fp16.h"
+
+#endif /* PULP_TRAIN_H */

@@ -1,0 +1,42 @@
+/*
+ * pulp_matmul_M_fp32.c: FP32 matmul kernels that split the M columns of C
+ * over the cores (layout and contract in pulp_matmul_fp32.h). Useful when N
+ * is smaller than the core count, e.g. N = 1 in a linear layer's IG step.
+ */
+#include "pulp_mm_tiles_fp32.h"
+
+/* C[N x M] = A[N x K] * B (K x M, or M x K if trans_B); columns split. 1 x 1. */
+void mm_M(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x1, 1); }
+
+/* As mm_M, with the K loop unrolled by 2. */
+void mm_M_u2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x1_u2, 1); }
+
+/* As mm_M, 1 row x 2 columns of C per inner loop. */
+void mm_M_unroll_1x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x2, 1); }
+
+/* As mm_M, 1 row x 4 columns of C per inner loop. */
+void mm_M_unroll_1x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x4, 1); }
+
+/* As mm_M, 1 row x 8 columns of C per inner loop. */
+void mm_M_unroll_1x8(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x8, 1); }
+
+/* As mm_M, 2 rows x 1 column of C per inner loop. */
+void mm_M_unroll_2x1(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x1, 1); }
+
+/* As mm_M, 4 rows x 1 column of C per inner loop. */
+void mm_M_unroll_4x1(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x1, 1); }
+
+/* As mm_M, 8 rows x 1 column of C per inner loop. */
+void mm_M_unroll_8x1(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_8x1, 1); }
+
+/* As mm_M, 2 rows x 2 columns of C per inner loop. */
+void mm_M_unroll_2x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x2, 1); }
+
+/* As mm_M, 2 rows x 4 columns of C per inner loop. */
+void mm_M_unroll_2x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x4, 1); }
+
+/* As mm_M, 4 rows x 2 columns of C per inner loop. */
+void mm_M_unroll_4x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x2, 1); }
+
+/* As mm_M, 4 rows x 4 columns of C per inner loop. */
+void mm_M_unroll_4x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x4, 1); }

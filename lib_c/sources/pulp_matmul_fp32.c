@@ -1,0 +1,42 @@
+/*
+ * pulp_matmul_fp32.c: FP32 matmul kernels that split the N rows of C over
+ * the cores (layout and contract in pulp_matmul_fp32.h). Each kernel is its
+ * tile shape applied to this core's rows by ptl_mm_fp32_run.
+ */
+#include "pulp_mm_tiles_fp32.h"
+
+/* C[N x M] = A[N x K] * B (K x M, or M x K if trans_B); rows split. 1 x 1. */
+void mm(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x1, 0); }
+
+/* As mm, with the K loop unrolled by 2. */
+void mm_u2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x1_u2, 0); }
+
+/* As mm, 1 row x 2 columns of C per inner loop. */
+void mm_unroll_1x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x2, 0); }
+
+/* As mm, 1 row x 4 columns of C per inner loop. */
+void mm_unroll_1x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x4, 0); }
+
+/* As mm, 1 row x 8 columns of C per inner loop. */
+void mm_unroll_1x8(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_1x8, 0); }
+
+/* As mm, 2 rows x 1 column of C per inner loop. */
+void mm_unroll_2x1(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x1, 0); }
+
+/* As mm, 4 rows x 1 column of C per inner loop. */
+void mm_unroll_4x1(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x1, 0); }
+
+/* As mm, 8 rows x 1 column of C per inner loop. */
+void mm_unroll_8x1(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_8x1, 0); }
+
+/* As mm, 2 rows x 2 columns of C per inner loop. */
+void mm_unroll_2x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x2, 0); }
+
+/* As mm, 2 rows x 4 columns of C per inner loop. */
+void mm_unroll_2x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x4, 0); }
+
+/* As mm, 4 rows x 2 columns of C per inner loop. */
+void mm_unroll_4x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x2, 0); }
+
+/* As mm, 4 rows x 4 columns of C per inner loop. */
+void mm_unroll_4x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x4, 0); }
