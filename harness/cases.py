@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from golden.bundle import Reference
-from harness.kernels import kernel_name, kernel_table
+from harness.kernels import kernel_table
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,13 @@ class OpEntry:
     applies: Callable[["Case"], bool] = lambda case: True  # prune option combos per step
     cores: tuple[int, ...] = (1, 2, 3, 4, 7, 8)
     kernels: Callable[[str, str], tuple[int, ...]] = lambda dtype, step: tuple(range(len(kernel_table(dtype))))
+    # Name of each kernel index. Primitives that do not go through a matmul
+    # (direct kernels) name their single variant, e.g. lambda dtype: ("direct",).
+    kernel_names: Callable[[str], tuple[str, ...]] = kernel_table
+    # L1 bytes the primitive allocates, by buffer (inputs, weights, outputs,
+    # gradients, im2col/transpose buffers), as it really allocates them. A
+    # case over the target's L1 is reported not_fit instead of run.
+    footprint: Callable[["Case"], dict[str, int]] | None = None
     # Per-dtype factor on the error bound; each one must say why in a comment.
     tolerance_scale: dict[str, float] = field(default_factory=dict)
     known_failures: tuple[KnownFailure, ...] = ()
@@ -88,6 +95,10 @@ class Case:
         opts = "".join(f"-{k}{v}" for k, v in self.option_items)
         return f"{self.entry.name}-{self.dtype}-{self.step}-{self.shape_text}{opts}"
 
+    @property
+    def footprint(self) -> dict[str, int]:
+        return self.entry.footprint(self) if self.entry.footprint else {}
+
     def description(self) -> dict:
         """What the golden bundle depends on (its cache key)."""
         return {"entry": self.entry.name, "dtype": self.dtype, "step": self.step,
@@ -102,7 +113,11 @@ class Variant:
 
     @property
     def kernel_name(self) -> str:
-        return kernel_name(self.case.dtype, self.kernel)
+        names = self.case.entry.kernel_names(self.case.dtype)
+        if not 0 <= self.kernel < len(names):
+            raise ValueError(f"{self.case.entry.name}: unknown {self.case.dtype} kernel index {self.kernel}: "
+                             f"valid indices are 0..{len(names) - 1}")
+        return names[self.kernel]
 
     @property
     def id(self) -> str:

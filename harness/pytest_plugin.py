@@ -41,6 +41,8 @@ def pytest_addoption(parser):
     group.addoption("--reports-dir", default="reports", help="where JUnit, CSV and summary go")
     group.addoption("--ptl-cache", default=os.environ.get("PTL_CACHE_DIR"),
                     help="cache of builds and golden bundles (default: .cache/ptl under the rootdir)")
+    group.addoption("--l1-bytes", type=int, default=None,
+                    help="L1 (TCDM) size a case must fit in; default: the target's (64 KiB)")
     group.addoption("--run-timeout", type=float, default=float(os.environ.get("PTL_RUN_TIMEOUT", 120)),
                     help="seconds one runner invocation may take before it is killed")
 
@@ -79,7 +81,8 @@ class PtlPlugin:
         if self._session is None:
             cache = self.config.getoption("ptl_cache") or Path(self.config.rootpath) / ".cache" / "ptl"
             self._session = Session(self.target, Path(self.config.getoption("trainlib")), Path(cache),
-                                    self.config.getoption("sanitize"), self.config.getoption("run_timeout"))
+                                    self.config.getoption("sanitize"), self.config.getoption("run_timeout"),
+                                    self.config.getoption("l1_bytes"))
         return self._session
 
     # ---- collection --------------------------------------------------------
@@ -203,7 +206,8 @@ def _record(request, variant: Variant, target: str, **extra) -> None:
     props = {"test_id": variant.id, "target": target, "family": case.entry.name, "step": case.step,
              "dtype": case.dtype, "shape": case.shape_text,
              "options": " ".join(f"{k}={v}" for k, v in case.option_items),
-             "kernel": variant.kernel_name, "kernel_index": variant.kernel, "cores": variant.cores, **extra}
+             "kernel": variant.kernel_name, "kernel_index": variant.kernel, "cores": variant.cores,
+             "l1_bytes": sum(case.footprint.values()) if case.footprint else "", **extra}
     request.node.user_properties.extend(props.items())
 
 

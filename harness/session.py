@@ -56,8 +56,9 @@ def fp16_format_of(dtype: str) -> str:
 
 class Session:
     def __init__(self, target: Target, library: Path, cache_dir: Path, sanitize: str | None = None,
-                 timeout: float = 60.0):
+                 timeout: float = 60.0, l1_bytes: int | None = None):
         self.target = target
+        self.l1_bytes = l1_bytes if l1_bytes is not None else target.capabilities.l1_bytes
         self.library_path = Path(library)
         self.sanitize = sanitize
         self.timeout = timeout
@@ -122,7 +123,10 @@ class Session:
             [fmt.to_bits(bundle.inputs[name]) for name in case.entry.inputs(case)],
             [VariantSpec(v.kernel, v.cores) for v in variants])
         workdir = Path(tempfile.mkdtemp(dir=self.workdir))
-        raw = self.target.run(artefact, payload, self.timeout, workdir)
+        try:
+            raw = self.target.run(artefact, payload, self.timeout, workdir)
+        except CaseFailure as failure:
+            return {v: VariantResult(v, failure) for v in variants}
         self.runs += 1
         try:
             decoded = decode_records(raw.output, payload_crc(payload))
@@ -135,6 +139,11 @@ class Session:
         caps = self.target.capabilities
         if case.dtype != "fp32" and fp16_format_of(case.dtype) not in caps.fp16_formats:
             raise CaseFailure(failures.NOT_FIT, f"target {self.target.name} cannot build {case.dtype}")
+        l1 = sum(case.footprint.values())
+        if self.l1_bytes is not None and l1 > self.l1_bytes:
+            parts = ", ".join(f"{k} {v}" for k, v in case.footprint.items())
+            raise CaseFailure(failures.NOT_FIT, f"needs {l1} bytes of L1 ({parts}); target {self.target.name} "
+                                                f"is configured with {self.l1_bytes} (--l1-bytes)")
         too_many = [v.cores for v in variants if v.cores > caps.max_cores]
         if too_many:
             raise CaseFailure(failures.NOT_FIT, f"target {self.target.name} has {caps.max_cores} cores, "
@@ -178,6 +187,9 @@ class Session:
 
     def _missing_result(self, index: int, run: DecodedRun, raw: RawRun, where: str) -> CaseFailure:
         first_missing = next((v.index for v in run.variants if v.status is None), index)
+        if raw.deadlock:
+            return CaseFailure(failures.TIMEOUT, f"deadlock after {raw.seconds:.2f} s: every core asleep, "
+                                                 f"none left to wake them (the run was killed)\n{where}\n{_tail(raw)}")
         if raw.timed_out:
             return CaseFailure(failures.TIMEOUT, f"no result within {self.timeout:g} s "
                                                  f"(the run was killed)\n{where}\n{_tail(raw)}")

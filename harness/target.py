@@ -28,7 +28,7 @@ class Capabilities:
     max_cores: int
     counter_unit: str               # "ns", "instructions" or "cycles"
     payload_delivery: str           # "file", "loader" or "compiled-in"
-    l1_bytes: int | None = None     # None: no L1 limit is modelled
+    l1_bytes: int | None = 64 * 1024  # the cluster L1 (TCDM) a case must fit in; None: no limit
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class RawRun:
     stderr: bytes = b""
     returncode: int | None = None   # None when the run was killed on timeout
     timed_out: bool = False
+    deadlock: bool = False          # stopped early: every core asleep with nothing to wake it
     seconds: float = 0.0
     # Per measured region, the counter of each core (targets that count
     # outside the program, like QEMU's plugin). None when the program itself
@@ -119,7 +120,7 @@ def run_command(argv: list[str], timeout: float, cwd: Path | None = None,
         out, err = process.communicate()
         timed_out = True
     return RawRun(out, err, None if timed_out else process.returncode, timed_out,
-                  time.monotonic() - start)
+                  seconds=time.monotonic() - start)
 
 
 def compile_command(argv: list[str], cwd: Path | None = None) -> None:

@@ -272,7 +272,7 @@ def _run_qemu(argv: list[str], timeout: float, cwd: Path) -> RawRun:
         stderr += (f"\nptl: deadlock after {time.monotonic() - start:.2f} s: every hart is asleep and "
                    f"nothing can wake one (a barrier or join that never completes); run killed\n").encode()
     return RawRun(b"".join(chunks["out"]), stderr, None if ended_by else process.returncode,
-                  ended_by is not None, time.monotonic() - start)
+                  ended_by is not None, ended_by == "deadlock", time.monotonic() - start)
 
 
 def _stop(process: subprocess.Popen) -> None:

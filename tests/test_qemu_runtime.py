@@ -1,5 +1,5 @@
 """Specification of the QEMU runtime and its counting plugin, checked on the
-emulator itself. Run: python -m pytest harness/runtime/qemu/tests -v
+emulator itself. Run: python -m pytest tests/test_qemu_runtime.py -v
 
 Each test builds one small C program on the runtime (tests/*.c) with the
 same recipe as the runner (harness.targets.qemu) and runs it on 8 harts.
@@ -17,7 +17,7 @@ from harness import toolchain
 from harness.protocol import decode_records
 from harness.targets.qemu import TEST_SUPPORT, QemuTarget, layout
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parent.parent / "harness" / "runtime" / "qemu" / "tests"
 
 pytestmark = pytest.mark.skipif(toolchain.unavailable_reason() is not None,
                                 reason=f"QEMU toolchain: {toolchain.unavailable_reason()}")
