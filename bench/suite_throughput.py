@@ -33,7 +33,7 @@ from suite.catalogue.linalg import ENTRIES  # noqa: E402
 
 
 def suite_rate(target: str, workers: str) -> tuple[int, float]:
-    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite"), "-n", workers, "-q", "--target", target,
+    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_linalg.py"), "-n", workers, "-q", "--target", target,
             "--reports-dir", tempfile.mkdtemp(prefix="ptl-bench-"), "-p", "no:randomly"]
     subprocess.run(argv, capture_output=True, cwd=ROOT)  # warm the caches
     start = time.monotonic()

@@ -27,7 +27,7 @@ static __attribute__((noinline)) fp16 tile_fma(fp16 a, fp16 b, fp16 c)
 {
     return fp16_fma(a, b, c);
 }
-static __attribute__((noinline)) v2f16 tile_vfma(v2f16 a, v2f16 b, v2f16 c)
+static inline __attribute__((always_inline)) v2f16 tile_vfma(v2f16 a, v2f16 b, v2f16 c)
 {
     return v2f16_pack(tile_fma(v2f16_lo(a), v2f16_lo(b), v2f16_lo(c)),
                       tile_fma(v2f16_hi(a), v2f16_hi(b), v2f16_hi(c)));
