@@ -10,5 +10,9 @@
 #include "pulp_matmul_fp16.h"
 #include "pulp_linear_fp32.h"
 #include "pulp_linear_fp16.h"
+#include "pulp_im2col_fp32.h"
+#include "pulp_im2col_fp16.h"
+#include "pulp_conv2d_fp32.h"
+#include "pulp_conv2d_fp16.h"
 
 #endif /* PULP_TRAIN_H */

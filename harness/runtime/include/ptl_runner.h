@@ -64,6 +64,7 @@ struct ptl_op {
 
 /* Operation tables, one per family source file, each ending with {0}. */
 extern const struct ptl_op ptl_ops_linalg[];
+extern const struct ptl_op ptl_ops_conv2d[];
 
 /* ---- Helpers for operation code -------------------------------------------- */
 
@@ -86,6 +87,12 @@ void *ptl_output_alloc(uint32_t dtype, uint32_t count);
  * PTL_ERR_GUARD. */
 int ptl_output_emit(uint32_t variant_index, uint32_t tensor_index, uint32_t dtype,
                     void *buffer, uint32_t count);
+/* A work buffer handed to the primitive (im2col, transpose), NaN-filled and
+ * guarded like an output: a read of an element it never wrote spoils the
+ * outputs, an overrun is caught. ptl_scratch_release (NULL is fine) checks the
+ * guards and frees it; PTL_OK, or PTL_ERR_GUARD with an ERROR record. */
+void *ptl_scratch_alloc(uint32_t dtype, uint32_t count);
+int ptl_scratch_release(uint32_t variant_index, uint32_t dtype, void *buffer, uint32_t count);
 /* Rejects a case whose parameter count is not `expected`. */
 int ptl_expect_params(const struct ptl_case *c, uint32_t expected, uint32_t variant_index);
 

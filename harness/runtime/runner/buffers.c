@@ -76,23 +76,47 @@ void *ptl_output_alloc(uint32_t dtype, uint32_t count)
     return data;
 }
 
-int ptl_output_emit(uint32_t variant_index, uint32_t tensor_index, uint32_t dtype, void *buffer,
-                    uint32_t count)
+/* Whether the guard words around a buffer of ptl_output_alloc are intact. */
+static int guards_intact(void *buffer, uint32_t dtype, uint32_t count)
 {
-    size_t size = element_size(dtype);
     uint32_t *head = (uint32_t *)buffer - GUARD_WORDS;
-    uint8_t *tail = (uint8_t *)buffer + (((size_t)count * size + 3) & ~(size_t)3);
+    uint8_t *tail = (uint8_t *)buffer + (((size_t)count * element_size(dtype) + 3) & ~(size_t)3);
     int intact = 1;
     for (int g = 0; g < GUARD_WORDS; g++) {
         uint32_t t;
         memcpy(&t, tail + 4 * g, 4);
         intact &= head[g] == GUARD_WORD && t == GUARD_WORD;
     }
+    return intact;
+}
+
+int ptl_output_emit(uint32_t variant_index, uint32_t tensor_index, uint32_t dtype, void *buffer,
+                    uint32_t count)
+{
+    int intact = guards_intact(buffer, dtype, count);
     ptl_emit_tensor(variant_index, tensor_index, dtype, buffer, count);
-    free(head);
+    free((uint32_t *)buffer - GUARD_WORDS);
     if (intact)
         return PTL_OK;
     ptl_emit_error(variant_index, PTL_ERR_GUARD,
                    "the primitive wrote outside an output tensor (guard words changed)");
+    return PTL_ERR_GUARD;
+}
+
+void *ptl_scratch_alloc(uint32_t dtype, uint32_t count)
+{
+    return ptl_output_alloc(dtype, count);
+}
+
+int ptl_scratch_release(uint32_t variant_index, uint32_t dtype, void *buffer, uint32_t count)
+{
+    if (!buffer)
+        return PTL_OK;
+    int intact = guards_intact(buffer, dtype, count);
+    free((uint32_t *)buffer - GUARD_WORDS);
+    if (intact)
+        return PTL_OK;
+    ptl_emit_error(variant_index, PTL_ERR_GUARD,
+                   "the primitive wrote outside a work buffer (guard words changed)");
     return PTL_ERR_GUARD;
 }

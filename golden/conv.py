@@ -1,0 +1,165 @@
+"""References for Conv2D and its unrollings (im2col, im2row, block transpose).
+
+Tensors arrive in the layout the runner hands the library (see
+`tensor_shapes`): CHW (input C x H x W, weights Co x Ci x Hk x Wk, output
+Co x Ho x Wo) or HWC (H x W x C, Co x Hk x Wk x Ci, Ho x Wo x Co). The
+convolution itself is torch's, in float64 on NCHW: the asymmetric zero
+padding is an explicit F.pad, the gradients come from autograd, and the
+magnitudes are the same maps on |inputs| (every output element is a sum of
+products of one element per input, as in golden/linalg.py).
+
+The unrollings are built from torch's F.unfold, independently of the C code,
+following the definitions in lib_c/include/pulp_im2col_fp32.h:
+  mod 0: unfold of the padded input with the layer's strides;
+  mod 1: stride-1 unfold of dOut dilated by the strides and padded by
+         Hk-1-Upad on top and Wk-1-Lpad on the left (negative pads crop).
+They are copies, so their reduction length is 0: the device must match
+them bit for bit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from golden.bundle import Reference
+
+
+@dataclass(frozen=True)
+class ConvGeometry:
+    """One Conv2D layer: input Ci x H x W, Co kernels of Hk x Wk, strides
+    (sh, sw), zero padding Left, Right, Up, Down."""
+
+    Ci: int
+    H: int
+    W: int
+    Co: int
+    Hk: int
+    Wk: int
+    sh: int = 1
+    sw: int = 1
+    L: int = 0
+    R: int = 0
+    U: int = 0
+    D: int = 0
+
+    @property
+    def Ho(self) -> int:
+        return (self.H + self.U + self.D - self.Hk) // self.sh + 1
+
+    @property
+    def Wo(self) -> int:
+        return (self.W + self.L + self.R - self.Wk) // self.sw + 1
+
+    def params(self) -> list[int]:
+        """The runner's 12 geometry params, in order (the HWC flag follows)."""
+        return [self.Ci, self.H, self.W, self.Co, self.Hk, self.Wk,
+                self.sh, self.sw, self.L, self.R, self.U, self.D]
+
+
+def tensor_shapes(g: ConvGeometry, hwc: int) -> dict[str, tuple[int, ...]]:
+    """Shapes of x, W, b, dy in the layout the library gets them."""
+    if hwc:
+        return {"x": (g.H, g.W, g.Ci), "W": (g.Co, g.Hk, g.Wk, g.Ci), "b": (g.Co,), "dy": (g.Ho, g.Wo, g.Co)}
+    return {"x": (g.Ci, g.H, g.W), "W": (g.Co, g.Ci, g.Hk, g.Wk), "b": (g.Co,), "dy": (g.Co, g.Ho, g.Wo)}
+
+
+# Layout permutations: from the library's layout to torch's and back.
+_TO_CHW = {"x": (2, 0, 1), "W": (0, 3, 1, 2), "dy": (2, 0, 1), "b": (0,)}
+_FROM_CHW = {"x": (1, 2, 0), "W": (0, 2, 3, 1), "dy": (1, 2, 0), "b": (0,)}
+
+
+def _chw(name: str, array: np.ndarray, hwc: int) -> torch.Tensor:
+    array = array.transpose(_TO_CHW[name]) if hwc else array
+    return torch.tensor(np.ascontiguousarray(array), dtype=torch.float64)
+
+
+def _layout(name: str, tensor: torch.Tensor, hwc: int) -> np.ndarray:
+    array = tensor.detach().numpy()
+    return np.ascontiguousarray(array.transpose(_FROM_CHW[name]) if hwc else array)
+
+
+def _conv_grads(inputs: dict[str, np.ndarray], g: ConvGeometry, hwc: int, use_bias: int) -> dict[str, np.ndarray]:
+    x, w, b, dy = (_chw(k, inputs[k], hwc) for k in ("x", "W", "b", "dy"))
+    for t in (x, w, b):
+        t.requires_grad_(True)
+    padded = F.pad(x[None], (g.L, g.R, g.U, g.D))
+    y = F.conv2d(padded, w, b if use_bias else None, stride=(g.sh, g.sw))[0]
+    y.backward(dy)
+    return {"y": _layout("dy", y, hwc), "dW": _layout("W", w.grad, hwc), "dx": _layout("x", x.grad, hwc),
+            "db": b.grad.numpy() if use_bias else np.zeros(g.Co)}
+
+
+def conv2d(inputs: dict[str, np.ndarray], g: ConvGeometry, step: str, hwc: int, use_bias: int) -> dict[str, Reference]:
+    """Conv2D y = W * x (+ b) and its gradients, each in the library's layout.
+
+    Reduction lengths: FW sums Ci*Hk*Wk products (+1 for the bias); WG sums
+    Ho*Wo products per weight and Ho*Wo terms per bias; IG sums Co*Hk*Wk
+    products (the im2col path's matmul reduction; the direct path sums a
+    subset of them)."""
+    exact = _conv_grads(inputs, g, hwc, use_bias)
+    mags = _conv_grads({k: np.abs(v) for k, v in inputs.items()}, g, hwc, use_bias)
+    if step == "fw":
+        return {"y": Reference(exact["y"], mags["y"], g.Ci * g.Hk * g.Wk + use_bias)}
+    if step == "wg":
+        refs = {"dW": Reference(exact["dW"], mags["dW"], g.Ho * g.Wo)}
+        if use_bias:
+            refs["db"] = Reference(exact["db"], mags["db"], g.Ho * g.Wo)
+        return refs
+    if step == "ig":
+        return {"dx": Reference(exact["dx"], mags["dx"], g.Co * g.Hk * g.Wk)}
+    raise ValueError(f"conv2d has no step {step!r}; expected fw, wg or ig")
+
+
+def unrolled_matrix(source: np.ndarray, g: ConvGeometry, hwc: int, mod: int) -> np.ndarray:
+    """X of pulp_im2col_fp32.h, T x P: mod 0 unrolls the input x, mod 1 the
+    output gradient dy (each given in the library's layout)."""
+    src = _chw("x" if mod == 0 else "dy", source, hwc)
+    if mod == 0:
+        padded = F.pad(src[None], (g.L, g.R, g.U, g.D))
+        X = F.unfold(padded, (g.Hk, g.Wk), stride=(g.sh, g.sw))[0]
+        channels = g.Ci
+    elif mod == 1:
+        dilated = torch.zeros(g.Co, (g.Ho - 1) * g.sh + 1, (g.Wo - 1) * g.sw + 1, dtype=torch.float64)
+        dilated[:, ::g.sh, ::g.sw] = src
+        top, left = g.Hk - 1 - g.U, g.Wk - 1 - g.L
+        bottom = g.H + g.Hk - 1 - top - dilated.shape[1]
+        right = g.W + g.Wk - 1 - left - dilated.shape[2]
+        X = F.unfold(F.pad(dilated[None], (left, right, top, bottom)), (g.Hk, g.Wk))[0]
+        channels = g.Co
+    else:
+        raise ValueError(f"im2col has no mod {mod!r}; expected 0 (FW/WG) or 1 (IG)")
+    if hwc:  # taps (c, kh, kw) -> (kh, kw, c)
+        X = X.reshape(channels, g.Hk, g.Wk, -1).permute(1, 2, 0, 3).reshape(channels * g.Hk * g.Wk, -1)
+    return X.numpy()
+
+
+def block_transposed(weights: np.ndarray, hwc: int) -> np.ndarray:
+    """BT of pulp_blocktransp_fp32: channels swapped, kernels turned by 180
+    degrees. CHW: Co x Ci x Hk x Wk -> Ci x Co x Hk x Wk; HWC: Co x Hk x Wk x Ci
+    -> Ci x Hk x Wk x Co."""
+    if hwc:
+        return np.ascontiguousarray(weights[:, ::-1, ::-1, :].transpose(3, 1, 2, 0))
+    return np.ascontiguousarray(weights[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
+
+
+def _copy(value: np.ndarray) -> dict[str, Reference]:
+    return {"X": Reference(value, np.abs(value), 0)}
+
+
+def im2col(inputs: dict[str, np.ndarray], g: ConvGeometry, hwc: int, mod: int) -> dict[str, Reference]:
+    """pulp_im2col: X, T x P."""
+    return _copy(unrolled_matrix(inputs["x" if mod == 0 else "dy"], g, hwc, mod))
+
+
+def im2row(inputs: dict[str, np.ndarray], g: ConvGeometry, hwc: int, mod: int) -> dict[str, Reference]:
+    """pulp_im2row: X^T, P x T."""
+    return _copy(np.ascontiguousarray(unrolled_matrix(inputs["x" if mod == 0 else "dy"], g, hwc, mod).T))
+
+
+def blocktransp(inputs: dict[str, np.ndarray], hwc: int) -> dict[str, Reference]:
+    """pulp_blocktransp: the block-transposed weights."""
+    value = block_transposed(inputs["W"], hwc)
+    return {"BT": Reference(value, np.abs(value), 0)}

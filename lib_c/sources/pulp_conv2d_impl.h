@@ -1,0 +1,378 @@
+/*
+ * pulp_conv2d_impl.h (internal): the Conv2D steps, written once for both
+ * element types (contract in include/pulp_conv2d_fp32.h).
+ *
+ * Include it once per type after defining:
+ *   CONV_T, CONV_ZERO            element type and its +0
+ *   CONV_MAC(acc, a, b)          acc + a * b, rounded once per step
+ *   CONV_ADD(a, b)               a + b
+ *   CONV_ARGS                    struct Conv2D_args[_fp16]
+ *   CONV_MM_ARGS, CONV_MGR_ARGS  struct matMul_args[_fp16], struct mm_manager_args[_fp16]
+ *   CONV_MM_MANAGER              mm_manager[_fp16]
+ *   CONV_UNROLL_ARGS, CONV_BT_ARGS  struct im2col_args[_fp16], struct blocktransp_args[_fp16]
+ *   CONV_IM2COL, CONV_IM2ROW, CONV_BLOCKTRANSP  the public unrollings of that type
+ * It defines static conv_fw(), conv_wg(), conv_ig() and conv_bw(), each
+ * taking the args struct; the .c file wraps them in the public names.
+ *
+ * The direct kernels address every tensor through element strides (struct
+ * conv_geom), so one loop nest serves CHW and HWC. Each core takes a
+ * contiguous slice of output rows: FW (co, ho), WG (co, ci), IG (ci, h).
+ */
+#include <string.h>
+
+#include "pulp_conv_ranges.h"
+
+#ifdef OPTIMIZE
+#define CONV_MATMUL_TYPE(opt) (opt)
+#else
+#define CONV_MATMUL_TYPE(opt) ((void)(opt), 0)
+#endif
+
+struct conv_geom {
+    int Ci, H, W, Co, Ho, Wo, Hk, Wk;
+    int sh, sw, U, L;
+    int xc, xy, xx;         /* input (and its gradient): channel, row, column */
+    int wco, wci, wky, wkx; /* weights: out channel, in channel, row, column */
+    int yc, yy, yx;         /* output (and its gradient) */
+};
+
+static struct conv_geom conv_geom_of(const CONV_ARGS *a)
+{
+    struct conv_geom g;
+    g.Ci = a->input->C;
+    g.H = a->input->H;
+    g.W = a->input->W;
+    g.Co = a->output->C;
+    g.Ho = a->output->H;
+    g.Wo = a->output->W;
+    g.Hk = a->coeff->H;
+    g.Wk = a->coeff->W;
+    g.sh = a->stride_h;
+    g.sw = a->stride_w;
+    g.U = a->Upad;
+    g.L = a->Lpad;
+    if (a->HWC) {
+        g.xc = 1, g.xy = g.W * g.Ci, g.xx = g.Ci;
+        g.wco = g.Hk * g.Wk * g.Ci, g.wci = 1, g.wky = g.Wk * g.Ci, g.wkx = g.Ci;
+        g.yc = 1, g.yy = g.Wo * g.Co, g.yx = g.Co;
+    } else {
+        g.xc = g.H * g.W, g.xy = g.W, g.xx = 1;
+        g.wco = g.Ci * g.Hk * g.Wk, g.wci = g.Hk * g.Wk, g.wky = g.Wk, g.wkx = 1;
+        g.yc = g.Ho * g.Wo, g.yy = g.Wo, g.yx = 1;
+    }
+    return g;
+}
+
+/* ---- direct kernels ----------------------------------------------------------- */
+
+struct conv_direct_job {
+    const CONV_ARGS *args;
+    struct conv_geom g;
+};
+
+/* db[co] = sum over (ho, wo) of dOut(co, ho, wo), for this core's co. */
+static void conv_bias_grad(const CONV_ARGS *a, const struct conv_geom *g)
+{
+    const CONV_T *dy = a->output->diff;
+    CONV_T *db = a->bias->diff;
+    int first, last;
+    conv_core_slice(g->Co, &first, &last);
+    for (int co = first; co < last; co++) {
+        CONV_T acc = CONV_ZERO;
+        for (int ho = 0; ho < g->Ho; ho++)
+            for (int wo = 0; wo < g->Wo; wo++)
+                acc = CONV_ADD(acc, dy[co * g->yc + ho * g->yy + wo * g->yx]);
+        db[co] = acc;
+    }
+}
+
+static void conv_direct_fw_team(void *job_ptr)
+{
+    const struct conv_direct_job *job = job_ptr;
+    const CONV_ARGS *a = job->args;
+    const struct conv_geom g = job->g;
+    const CONV_T *x = a->input->data, *w = a->coeff->data;
+    const CONV_T *bias = a->USE_BIASES ? a->bias->data : NULL;
+    CONV_T *y = a->output->data;
+    int first, last;
+    conv_core_slice(g.Co * g.Ho, &first, &last);
+    for (int r = first; r < last; r++) {
+        const int co = r / g.Ho, ho = r - co * g.Ho;
+        const int iy0 = ho * g.sh - g.U;
+        int kh0, kh1;
+        conv_inside_range(iy0, 1, g.H, g.Hk, &kh0, &kh1);
+        for (int wo = 0; wo < g.Wo; wo++) {
+            const int ix0 = wo * g.sw - g.L;
+            int kw0, kw1;
+            conv_inside_range(ix0, 1, g.W, g.Wk, &kw0, &kw1);
+            CONV_T acc = CONV_ZERO;
+            for (int ci = 0; ci < g.Ci; ci++)
+                for (int kh = kh0; kh < kh1; kh++) {
+                    const CONV_T *xr = x + ci * g.xc + (iy0 + kh) * g.xy + (ix0 + kw0) * g.xx;
+                    const CONV_T *wr = w + co * g.wco + ci * g.wci + kh * g.wky + kw0 * g.wkx;
+                    for (int k = 0; k < kw1 - kw0; k++)
+                        acc = CONV_MAC(acc, xr[k * g.xx], wr[k * g.wkx]);
+                }
+            if (bias)
+                acc = CONV_ADD(acc, bias[co]);
+            y[co * g.yc + ho * g.yy + wo * g.yx] = acc;
+        }
+    }
+}
+
+static void conv_direct_wg_team(void *job_ptr)
+{
+    const struct conv_direct_job *job = job_ptr;
+    const CONV_ARGS *a = job->args;
+    const struct conv_geom g = job->g;
+    const CONV_T *x = a->input->data, *dy = a->output->diff;
+    CONV_T *dw = a->coeff->diff;
+    int first, last;
+    conv_core_slice(g.Co * g.Ci, &first, &last);
+    for (int r = first; r < last; r++) {
+        const int co = r / g.Ci, ci = r - co * g.Ci;
+        for (int kh = 0; kh < g.Hk; kh++) {
+            int ho0, ho1;
+            conv_inside_range(kh - g.U, g.sh, g.H, g.Ho, &ho0, &ho1);
+            for (int kw = 0; kw < g.Wk; kw++) {
+                int wo0, wo1;
+                conv_inside_range(kw - g.L, g.sw, g.W, g.Wo, &wo0, &wo1);
+                CONV_T acc = CONV_ZERO;
+                for (int ho = ho0; ho < ho1; ho++) {
+                    const CONV_T *dyr = dy + co * g.yc + ho * g.yy + wo0 * g.yx;
+                    const CONV_T *xr = x + ci * g.xc + (ho * g.sh + kh - g.U) * g.xy
+                                       + (wo0 * g.sw + kw - g.L) * g.xx;
+                    for (int k = 0; k < wo1 - wo0; k++)
+                        acc = CONV_MAC(acc, dyr[k * g.yx], xr[k * g.sw * g.xx]);
+                }
+                dw[co * g.wco + ci * g.wci + kh * g.wky + kw * g.wkx] = acc;
+            }
+        }
+    }
+    if (a->USE_BIASES)
+        conv_bias_grad(a, &g);
+}
+
+static void conv_direct_ig_team(void *job_ptr)
+{
+    const struct conv_direct_job *job = job_ptr;
+    const CONV_ARGS *a = job->args;
+    const struct conv_geom g = job->g;
+    const CONV_T *w = a->coeff->data, *dy = a->output->diff;
+    CONV_T *dx = a->input->diff;
+    int first, last;
+    conv_core_slice(g.Ci * g.H, &first, &last);
+    for (int r = first; r < last; r++) {
+        const int ci = r / g.H, h = r - ci * g.H;
+        for (int xw = 0; xw < g.W; xw++) {
+            CONV_T acc = CONV_ZERO;
+            for (int co = 0; co < g.Co; co++)
+                for (int kh = 0; kh < g.Hk; kh++) {
+                    /* The output row whose tap kh reads input row h. */
+                    const int ty = h + g.U - kh;
+                    if (ty < 0 || ty % g.sh || ty / g.sh >= g.Ho)
+                        continue;
+                    const CONV_T *dyr = dy + co * g.yc + (ty / g.sh) * g.yy;
+                    const CONV_T *wr = w + co * g.wco + ci * g.wci + kh * g.wky;
+                    for (int kw = 0; kw < g.Wk; kw++) {
+                        const int tx = xw + g.L - kw;
+                        if (tx < 0 || tx % g.sw || tx / g.sw >= g.Wo)
+                            continue;
+                        acc = CONV_MAC(acc, wr[kw * g.wkx], dyr[(tx / g.sw) * g.yx]);
+                    }
+                }
+            dx[ci * g.xc + h * g.xy + xw * g.xx] = acc;
+        }
+    }
+}
+
+static void conv_direct(const CONV_ARGS *a, void (*team)(void *))
+{
+    struct conv_direct_job job = {a, conv_geom_of(a)};
+    pi_cl_team_fork(NUM_CORES, team, &job);
+}
+
+/* ---- im2col + matmul ------------------------------------------------------------ */
+
+struct conv_mm_job {
+    const CONV_ARGS *args;
+    struct conv_geom g;
+    CONV_UNROLL_ARGS unroll;
+    CONV_BT_ARGS bt;
+    CONV_MM_ARGS mm;
+    CONV_MGR_ARGS mgr;
+};
+
+/* The job of one step: the unrolling of mod `mod` into i2c_buffer, and the
+ * matmul geometry every step shares; conv_fw/wg/ig set A, B, C and sizes. */
+static void conv_mm_job_init(struct conv_mm_job *job, const CONV_ARGS *a, int mod, int step,
+                             int matmul_type)
+{
+    memset(job, 0, sizeof *job);
+    job->args = a;
+    job->g = conv_geom_of(a);
+    CONV_UNROLL_ARGS *u = &job->unroll;
+    u->input = a->input;
+    u->c = a->coeff;
+    u->output = a->output;
+    u->pBuffer = a->i2c_buffer;
+    u->Lpad = a->Lpad;
+    u->Rpad = a->Rpad;
+    u->Upad = a->Upad;
+    u->Dpad = a->Dpad;
+    u->mod = mod;
+    u->stride_w = a->stride_w;
+    u->stride_h = a->stride_h;
+    u->HWC = a->HWC;
+    u->USE_DMA = a->USE_DMA_IM2COL;
+    CONV_MM_ARGS *mm = &job->mm;
+    mm->H = job->g.H;
+    mm->W = job->g.W;
+    mm->pW = job->g.Wk;
+    mm->pH = job->g.Hk;
+    mm->pCin = job->g.Ci;
+    mm->pCout = job->g.Co;
+    mm->stride_h = a->stride_h;
+    mm->stride_w = a->stride_w;
+    mm->Lpad = a->Lpad;
+    mm->Rpad = a->Rpad;
+    mm->Upad = a->Upad;
+    mm->Dpad = a->Dpad;
+    mm->HWC = a->HWC;
+    job->mgr.mm_args = mm;
+    job->mgr.layer_type = LAYER_CONV2D;
+    job->mgr.step_type = step;
+    job->mgr.matmul_type = CONV_MATMUL_TYPE(matmul_type);
+}
+
+static void conv_matmul(CONV_MM_ARGS *mm, CONV_T *A, CONV_T *B, CONV_T *C, int N, int K, int M,
+                        int trans_B)
+{
+    mm->A = A;
+    mm->B = B;
+    mm->C = C;
+    mm->N = N;
+    mm->K = K;
+    mm->M = M;
+    mm->trans_B = trans_B;
+}
+
+static void conv_mm_fw_team(void *job_ptr)
+{
+    struct conv_mm_job *job = job_ptr;
+    if (job->args->HWC)
+        CONV_IM2ROW(&job->unroll);
+    else
+        CONV_IM2COL(&job->unroll);
+    pi_cl_team_barrier();
+    CONV_MM_MANAGER(&job->mgr);
+}
+
+static void conv_mm_wg_team(void *job_ptr)
+{
+    struct conv_mm_job *job = job_ptr;
+    const CONV_ARGS *a = job->args;
+    CONV_IM2COL(&job->unroll);
+    if (a->USE_BIASES)
+        conv_bias_grad(a, &job->g); /* reads only dOut: no wait for the unrolling */
+    pi_cl_team_barrier();
+    CONV_MM_MANAGER(&job->mgr);
+    if (!a->HWC)
+        return;
+    /* dW[co][t] = bt_buffer[t][co]: the product left dW transposed. */
+    pi_cl_team_barrier();
+    const int Co = job->g.Co, taps = job->mm.N;
+    const CONV_T *tmp = job->mm.C;
+    CONV_T *dw = a->coeff->diff;
+    int first, last;
+    conv_core_slice(Co, &first, &last);
+    for (int co = first; co < last; co++)
+        for (int t = 0; t < taps; t++)
+            dw[co * taps + t] = tmp[t * Co + co];
+}
+
+static void conv_mm_ig_team(void *job_ptr)
+{
+    struct conv_mm_job *job = job_ptr;
+    CONV_BLOCKTRANSP(&job->bt);
+    if (job->args->HWC)
+        CONV_IM2ROW(&job->unroll);
+    else
+        CONV_IM2COL(&job->unroll);
+    pi_cl_team_barrier();
+    CONV_MM_MANAGER(&job->mgr);
+}
+
+/* ---- steps ------------------------------------------------------------------------ */
+
+static void conv_fw(const CONV_ARGS *a)
+{
+    if (!a->USE_IM2COL) {
+        conv_direct(a, conv_direct_fw_team);
+        return;
+    }
+    struct conv_mm_job job;
+    conv_mm_job_init(&job, a, 0, STEP_FW, a->opt_matmul_type_fw);
+    const struct conv_geom *g = &job.g;
+    const int taps = g->Ci * g->Hk * g->Wk, P = g->Ho * g->Wo;
+    if (a->HWC)
+        conv_matmul(&job.mm, a->i2c_buffer, a->coeff->data, a->output->data, P, taps, g->Co, 1);
+    else
+        conv_matmul(&job.mm, a->coeff->data, a->i2c_buffer, a->output->data, g->Co, taps, P, 0);
+    if (a->USE_BIASES) {
+        job.mm.bias = a->bias->data;
+        job.mm.bias_dim = g->Co;
+        job.mm.USE_BIASES = 1;
+        job.mm.bias_transposed = a->HWC; /* HWC: one bias per column of C */
+    }
+    pi_cl_team_fork(NUM_CORES, conv_mm_fw_team, &job);
+}
+
+static void conv_wg(const CONV_ARGS *a)
+{
+    if (!a->USE_IM2COL) {
+        conv_direct(a, conv_direct_wg_team);
+        return;
+    }
+    struct conv_mm_job job;
+    conv_mm_job_init(&job, a, 0, STEP_WGT_GRAD, a->opt_matmul_type_wg);
+    const struct conv_geom *g = &job.g;
+    const int taps = g->Ci * g->Hk * g->Wk, P = g->Ho * g->Wo;
+    if (a->HWC)
+        conv_matmul(&job.mm, a->i2c_buffer, a->output->diff, a->bt_buffer, taps, P, g->Co, 0);
+    else
+        conv_matmul(&job.mm, a->output->diff, a->i2c_buffer, a->coeff->diff, g->Co, P, taps, 1);
+    pi_cl_team_fork(NUM_CORES, conv_mm_wg_team, &job);
+}
+
+static void conv_ig(const CONV_ARGS *a)
+{
+    if (!a->USE_IM2COL) {
+        conv_direct(a, conv_direct_ig_team);
+        return;
+    }
+    struct conv_mm_job job;
+    conv_mm_job_init(&job, a, 1, STEP_IN_GRAD, a->opt_matmul_type_ig);
+    const struct conv_geom *g = &job.g;
+    const int taps = g->Co * g->Hk * g->Wk, P = g->H * g->W;
+    job.bt.weights = a->coeff->data;
+    job.bt.bt_weights = a->bt_buffer;
+    job.bt.Cin = g->Ci;
+    job.bt.Cout = g->Co;
+    job.bt.Hk = g->Hk;
+    job.bt.Wk = g->Wk;
+    job.bt.HWC = a->HWC;
+    if (a->HWC)
+        conv_matmul(&job.mm, a->i2c_buffer, a->bt_buffer, a->input->diff, P, taps, g->Ci, 1);
+    else
+        conv_matmul(&job.mm, a->bt_buffer, a->i2c_buffer, a->input->diff, g->Ci, taps, P, 0);
+    pi_cl_team_fork(NUM_CORES, conv_mm_ig_team, &job);
+}
+
+static void conv_bw(const CONV_ARGS *a)
+{
+    if (!a->skip_wg_grad)
+        conv_wg(a);
+    if (!a->skip_in_grad)
+        conv_ig(a);
+}

@@ -1,0 +1,243 @@
+/*
+ * pulp_im2col_impl.h (internal): the bodies of im2col, im2row and the block
+ * transpose, written once for both element types. The definitions they
+ * implement are in include/pulp_im2col_fp32.h.
+ *
+ * Include it once per type after defining:
+ *   IM2COL_T      element type (float, fp16)
+ *   IM2COL_ZERO   its +0 (an expression)
+ *   IM2COL_ARGS   struct im2col_args[_fp16]
+ *   BT_ARGS       struct blocktransp_args[_fp16]
+ * It defines static functions unroll_cols(), unroll_rows() and
+ * block_transpose(), each taking the args struct; the .c file wraps them in
+ * the public names.
+ *
+ * An unrolling is described once, whatever its mod and layout, as windows
+ * sliding over a source grid: window (oy, ox) and tap (c, ky, kx) read the
+ * source at row  (oy * step_y + ky + off_y) / dil_y  and column likewise,
+ * when that position is inside the grid and a multiple of the dilation, and
+ * give 0 otherwise. mod 0 has step = stride, dil = 1, off = -pad; mod 1 has
+ * step = 1, dil = stride, off = pad - (kernel - 1).
+ */
+#include <stdint.h>
+
+#include "pulp_conv_ranges.h"
+
+struct unroll_geom {
+    const IM2COL_T *src;
+    int C, srcH, srcW;        /* source channels and grid */
+    int sc, sy, sx;           /* source element strides: channel, row, column */
+    int OH, OW;               /* windows */
+    int Hk, Wk;               /* taps per window: C x Hk x Wk */
+    int step_y, step_x;
+    int dil_y, dil_x;
+    int off_y, off_x;
+    int tc, tky, tkx;         /* tap index t = c * tc + ky * tky + kx * tkx */
+    int hwc;
+};
+
+static struct unroll_geom unroll_geom_of(const IM2COL_ARGS *a)
+{
+    struct unroll_geom g;
+    g.Hk = a->c->H;
+    g.Wk = a->c->W;
+    if (a->mod == 0) {
+        g.src = a->input->data;
+        g.C = a->input->C;
+        g.srcH = a->input->H;
+        g.srcW = a->input->W;
+        g.OH = a->output->H;
+        g.OW = a->output->W;
+        g.step_y = a->stride_h;
+        g.step_x = a->stride_w;
+        g.dil_y = g.dil_x = 1;
+        g.off_y = -a->Upad;
+        g.off_x = -a->Lpad;
+    } else {
+        g.src = a->output->diff;
+        g.C = a->output->C;
+        g.srcH = a->output->H;
+        g.srcW = a->output->W;
+        g.OH = a->input->H;
+        g.OW = a->input->W;
+        g.step_y = g.step_x = 1;
+        g.dil_y = a->stride_h;
+        g.dil_x = a->stride_w;
+        g.off_y = a->Upad - (g.Hk - 1);
+        g.off_x = a->Lpad - (g.Wk - 1);
+    }
+    g.hwc = a->HWC;
+    if (a->HWC) {
+        g.sc = 1;
+        g.sy = g.srcW * g.C;
+        g.sx = g.C;
+        g.tc = 1;
+        g.tky = g.Wk * g.C;
+        g.tkx = g.C;
+    } else {
+        g.sc = g.srcH * g.srcW;
+        g.sy = g.srcW;
+        g.sx = 1;
+        g.tc = g.Hk * g.Wk;
+        g.tky = g.Wk;
+        g.tkx = 1;
+    }
+    return g;
+}
+
+/* Source coordinate of a position in the dilated, padded grid, or -1. */
+static inline int unroll_source(int pos, int dil, int n)
+{
+    if (pos < 0)
+        return -1;
+    if (dil != 1) {
+        if (pos % dil)
+            return -1;
+        pos /= dil;
+    }
+    return pos < n ? pos : -1;
+}
+
+/* The pmsis DMA calls take 32-bit addresses. */
+#define IM2COL_DMA_USABLE (UINTPTR_MAX <= 0xffffffffu)
+
+/* dst[0..n) = src[0..n), through the DMA when asked and possible. */
+static inline void unroll_copy_run(IM2COL_T *dst, const IM2COL_T *src, int n, int use_dma)
+{
+#if IM2COL_DMA_USABLE
+    if (use_dma) {
+        pi_cl_dma_cmd_t cmd;
+        pi_cl_dma_cmd((uint32_t)(uintptr_t)src, (uint32_t)(uintptr_t)dst,
+                      (uint32_t)n * sizeof(IM2COL_T), PI_CL_DMA_DIR_EXT2LOC, &cmd);
+        pi_cl_dma_cmd_wait(&cmd);
+        return;
+    }
+#else
+    (void)use_dma;
+#endif
+    for (int i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
+static void unroll_zero(IM2COL_T *dst, int n)
+{
+    for (int i = 0; i < n; i++)
+        dst[i] = IM2COL_ZERO;
+}
+
+/* X, T x P: this core's rows r = t * OH + oy, each the OW windows of window
+ * row oy for tap t. */
+static void unroll_cols(const IM2COL_ARGS *a)
+{
+    const struct unroll_geom g = unroll_geom_of(a);
+    const int kk = g.Hk * g.Wk, P = g.OH * g.OW, taps = g.C * kk;
+    IM2COL_T *const buf = a->pBuffer;
+    int first, last;
+    conv_core_slice(taps * g.OH, &first, &last);
+    for (int r = first; r < last; r++) {
+        const int t = r / g.OH, oy = r - t * g.OH;
+        int c, ky, kx;
+        if (g.hwc) {
+            ky = t / (g.Wk * g.C);
+            kx = (t / g.C) % g.Wk;
+            c = t % g.C;
+        } else {
+            c = t / kk;
+            ky = (t % kk) / g.Wk;
+            kx = t % g.Wk;
+        }
+        IM2COL_T *dst = buf + (size_t)t * P + (size_t)oy * g.OW;
+        const int y = unroll_source(oy * g.step_y + ky + g.off_y, g.dil_y, g.srcH);
+        if (y < 0) {
+            unroll_zero(dst, g.OW);
+            continue;
+        }
+        const IM2COL_T *row = g.src + c * g.sc + y * g.sy;
+        const int base = kx + g.off_x;
+        if (g.dil_x != 1) {
+            for (int ox = 0; ox < g.OW; ox++) {
+                const int x = unroll_source(ox + base, g.dil_x, g.srcW);
+                dst[ox] = x < 0 ? IM2COL_ZERO : row[x * g.sx];
+            }
+            continue;
+        }
+        /* Windows [lo, hi) read inside the row. */
+        const int s = g.step_x;
+        int lo, hi;
+        conv_inside_range(base, s, g.srcW, g.OW, &lo, &hi);
+        unroll_zero(dst, lo);
+        if (hi > lo) {
+            const IM2COL_T *from = row + (lo * s + base) * g.sx;
+            const int jump = s * g.sx;
+            if (jump == 1) {
+                unroll_copy_run(dst + lo, from, hi - lo, a->USE_DMA);
+            } else {
+                for (int ox = lo; ox < hi; ox++, from += jump)
+                    dst[ox] = *from;
+            }
+        }
+        unroll_zero(dst + hi, g.OW - hi);
+    }
+}
+
+/* X^T, P x T: this core's windows, each a row of T taps. */
+static void unroll_rows(const IM2COL_ARGS *a)
+{
+    const struct unroll_geom g = unroll_geom_of(a);
+    const int taps = g.C * g.Hk * g.Wk;
+    /* Taps of one (ky, kx) are contiguous in the row and in the source. */
+    const int runs = g.tc == 1 && g.sc == 1;
+    IM2COL_T *const buf = a->pBuffer;
+    int first, last;
+    conv_core_slice(g.OH * g.OW, &first, &last);
+    for (int p = first; p < last; p++) {
+        const int oy = p / g.OW, ox = p - oy * g.OW;
+        IM2COL_T *const dst = buf + (size_t)p * taps;
+        for (int ky = 0; ky < g.Hk; ky++) {
+            const int y = unroll_source(oy * g.step_y + ky + g.off_y, g.dil_y, g.srcH);
+            for (int kx = 0; kx < g.Wk; kx++) {
+                const int x = y < 0 ? -1 : unroll_source(ox * g.step_x + kx + g.off_x, g.dil_x, g.srcW);
+                IM2COL_T *d = dst + ky * g.tky + kx * g.tkx;
+                if (x < 0) {
+                    for (int c = 0; c < g.C; c++)
+                        d[c * g.tc] = IM2COL_ZERO;
+                    continue;
+                }
+                const IM2COL_T *s = g.src + y * g.sy + x * g.sx;
+                if (runs) {
+                    unroll_copy_run(d, s, g.C, a->USE_DMA);
+                } else {
+                    for (int c = 0; c < g.C; c++)
+                        d[c * g.tc] = s[c * g.sc];
+                }
+            }
+        }
+    }
+}
+
+/* bt_weights: this core's (ci, co) pairs, each one Hk x Wk kernel turned by
+ * 180 degrees. */
+static void block_transpose(const BT_ARGS *a)
+{
+    const int Ci = a->Cin, Co = a->Cout, Hk = a->Hk, Wk = a->Wk, kk = Hk * Wk;
+    int first, last;
+    conv_core_slice(Ci * Co, &first, &last);
+    for (int r = first; r < last; r++) {
+        const int ci = r / Co, co = r - ci * Co;
+        const IM2COL_T *w;
+        IM2COL_T *bt;
+        int step_w, step_bt; /* between adjacent kernel positions */
+        if (a->HWC) {
+            w = a->weights + (size_t)co * kk * Ci + ci;
+            bt = a->bt_weights + (size_t)ci * kk * Co + co;
+            step_w = Ci;
+            step_bt = Co;
+        } else {
+            w = a->weights + ((size_t)co * Ci + ci) * kk;
+            bt = a->bt_weights + ((size_t)ci * Co + co) * kk;
+            step_w = step_bt = 1;
+        }
+        for (int k = 0; k < kk; k++)
+            bt[k * step_bt] = w[(kk - 1 - k) * step_w];
+    }
+}

@@ -1,0 +1,226 @@
+"""Catalogue of the Conv2D family: the layer on both paths, and the standalone
+unrollings (im2col, im2row) and block transpose.
+
+Shapes name the ConvGeometry fields: Ci x H x W input, Co kernels of Hk x Wk,
+strides sh, sw, padding L, R, U, D. The conv2d entries split the work:
+
+  conv2d, im2col=1, kernel sweep   every matmul kernel index x every step x
+                                   both layouts, on shapes whose products
+                                   (N, M, K) are off every unroll factor, and
+                                   on the realistic tile that fits L1;
+  conv2d, im2col=1, shape sweep    the awkward geometries (strides that
+                                   differ per axis or leave rows unused,
+                                   asymmetric and oversized padding, 1xN
+                                   kernels, Ho = Wo = 1, primes) with one
+                                   row-split and one column-split kernel, DMA
+                                   unrolling on and off;
+  conv2d, im2col=0                 the direct kernels on every shape.
+
+Realistic TinyML layer: a 3x3 conv, 16 -> 32 channels, padding 1, on 16x16.
+On the default 64 KiB L1 it does not fit on the im2col path in FP32 or FP16
+(its FW unrolling alone is 144 x 256 elements: 147 KiB in FP32), nor on the
+direct path in FP32 (input + weights + output are 67.6 KiB); those variants
+are reported not_fit. Only FP16 direct runs at 16x16. The same layer on an
+8x8 tile fits in FP16 on both paths and in FP32 on the direct path; on a 4x4
+tile it fits every step in FP32 and FP16 (FP32 IG, the largest: 58 KiB, with
+the 288 x 16 unrolling of dOut and the block-transposed weights).
+The realistic shapes are not run in bf16: their reductions (144 FW, 288 IG
+terms) are beyond the length at which the bf16 error bound says anything
+(n * 2^-8 >= 1/2, see harness/compare.py).
+"""
+from __future__ import annotations
+
+from golden import conv
+from golden.conv import ConvGeometry
+from harness.cases import Case, OpEntry
+
+_FIELDS = ("Ci", "H", "W", "Co", "Hk", "Wk", "sh", "sw", "L", "R", "U", "D")
+
+
+def _shapes(*rows: tuple[int, ...]) -> tuple[dict, ...]:
+    return tuple(dict(zip(_FIELDS, row)) for row in rows)
+
+
+#                Ci  H  W Co Hk Wk sh sw  L  R  U  D
+SHAPE_SWEEP = _shapes(
+    (1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0),     # everything 1
+    (2, 3, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0),     # kernel = input: Ho = Wo = 1
+    (3, 5, 7, 4, 3, 2, 1, 1, 1, 0, 0, 2),     # non-square kernel, L != R, U != D
+    (2, 7, 6, 5, 3, 3, 2, 1, 1, 1, 1, 1),     # stride_h 2, stride_w 1
+    (3, 6, 9, 2, 2, 3, 1, 2, 2, 0, 1, 0),     # stride_w 2, stride_h 1, asymmetric pads
+    (2, 8, 8, 3, 3, 3, 3, 3, 0, 1, 1, 1),     # stride 3 leaves input rows and columns unused
+    (2, 4, 4, 2, 2, 2, 1, 1, 2, 2, 2, 2),     # padding wider than the kernel: all-padding borders
+    (1, 9, 8, 9, 1, 5, 2, 3, 0, 3, 4, 0),     # 1x5 kernel, strides 2/3, U > Hk - 1, Co 9
+    (4, 3, 9, 8, 3, 1, 1, 1, 0, 0, 1, 1),     # 3x1 kernel, Co 8
+    (8, 4, 4, 12, 3, 3, 1, 1, 1, 1, 1, 1),    # mid-size: T 72, T' 108
+)
+KERNEL_SWEEP = _shapes(
+    (5, 6, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1),     # N, M, K of every step off 2, 4 and 8: 7, 5, 30, 45, 63
+)
+REALISTIC_FULL = _shapes((16, 16, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1))
+REALISTIC_TILE_8 = _shapes((16, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1))
+REALISTIC_TILE_4 = _shapes((16, 4, 4, 32, 3, 3, 1, 1, 1, 1, 1, 1))   # fits 64 KiB in every step and dtype
+REALISTIC = REALISTIC_FULL + REALISTIC_TILE_8 + REALISTIC_TILE_4
+
+BLOCKTRANSP_SHAPES = tuple(dict(Ci=ci, Co=co, Hk=hk, Wk=wk) for ci, co, hk, wk in (
+    (1, 1, 1, 1), (2, 3, 3, 3), (3, 4, 3, 2), (5, 7, 3, 3), (4, 9, 1, 5), (16, 32, 3, 3),
+))
+
+STEPS = ("fw", "wg", "ig")
+DTYPES = ("fp32", "fp16", "bf16")
+# Unrollings only copy elements: the two 16-bit formats run the same code.
+COPY_DTYPES = ("fp32", "bf16")
+
+
+def geometry(case: Case) -> ConvGeometry:
+    return ConvGeometry(**case.shape)
+
+
+def _suffix(dtype: str) -> str:
+    return "fp32" if dtype == "fp32" else "fp16"
+
+
+def _element_bytes(dtype: str) -> int:
+    return 4 if dtype == "fp32" else 2
+
+
+def _realistic_not_in_bf16(case: Case) -> bool:
+    return not (case.dtype == "bf16" and case.shape in REALISTIC)
+
+
+# ---- the layer ---------------------------------------------------------------------
+
+def _conv_applies(case: Case) -> bool:
+    o = case.options
+    if case.step == "ig" and o["bias"]:
+        return False                      # IG does not read the bias
+    if o["dma"] and (o["bias"] or not o["im2col"]):
+        return False                      # DMA unrolling: once per step and layout, im2col path only
+    return _realistic_not_in_bf16(case)
+
+
+def _conv_params(case: Case) -> list[int]:
+    o = case.options
+    return [*geometry(case).params(), o["HWC"], o["bias"], o["im2col"], o["dma"], STEPS.index(case.step)]
+
+
+def _conv_footprint(case: Case) -> dict[str, int]:
+    """Bytes per buffer, as the step allocates them (pulp_conv2d_fp32.h)."""
+    g, o = geometry(case), case.options
+    n_in, n_w, n_out = g.Ci * g.H * g.W, g.Co * g.Ci * g.Hk * g.Wk, g.Co * g.Ho * g.Wo
+    parts = {
+        "fw": {"input": n_in, "weights": n_w, "output": n_out, "bias": g.Co * o["bias"]},
+        "wg": {"input": n_in, "output_grad": n_out, "weight_grad": n_w, "bias_grad": g.Co * o["bias"]},
+        "ig": {"output_grad": n_out, "weights": n_w, "input_grad": n_in},
+    }[case.step]
+    if o["im2col"]:
+        parts["i2c_buffer"] = (g.Co * g.Hk * g.Wk * g.H * g.W if case.step == "ig"
+                               else g.Ci * g.Hk * g.Wk * g.Ho * g.Wo)
+        if case.step == "ig" or (case.step == "wg" and o["HWC"]):
+            parts["bt_buffer"] = n_w
+    size = _element_bytes(case.dtype)
+    return {name: count * size for name, count in parts.items() if count}
+
+
+def _conv_entry(shapes, im2col: int, dma: tuple[int, ...], cores, kernels=None, kernel_names=None) -> OpEntry:
+    extra = {}
+    if kernels is not None:
+        extra["kernels"] = kernels
+    if kernel_names is not None:
+        extra["kernel_names"] = kernel_names
+    return OpEntry(
+        name="conv2d",
+        runner_op=lambda dtype: f"conv2d_{_suffix(dtype)}",
+        steps=STEPS,
+        dtypes=DTYPES,
+        shapes=shapes,
+        options={"HWC": (0, 1), "bias": (0, 1), "dma": dma, "im2col": (im2col,)},
+        applies=_conv_applies,
+        inputs=lambda c: conv.tensor_shapes(geometry(c), c.options["HWC"]),
+        params=_conv_params,
+        reference=lambda c, inputs: conv.conv2d(inputs, geometry(c), c.step, c.options["HWC"], c.options["bias"]),
+        footprint=_conv_footprint,
+        cores=cores,
+        **extra,
+    )
+
+
+# One row-split and one column-split kernel, the largest tiles, for the shape sweep.
+_SHAPE_SWEEP_KERNELS = {"fp32": (0, 23), "fp16": (0, 5), "bf16": (0, 5)}
+
+CONV2D_KERNEL_SWEEP = _conv_entry(KERNEL_SWEEP + REALISTIC_TILE_4, im2col=1, dma=(0,), cores=(1, 8))
+CONV2D_SHAPE_SWEEP = _conv_entry(SHAPE_SWEEP + REALISTIC_TILE_8 + REALISTIC_FULL, im2col=1, dma=(0, 1),
+                                 cores=(1, 8), kernels=lambda dtype, step: _SHAPE_SWEEP_KERNELS[dtype])
+CONV2D_DIRECT = _conv_entry(SHAPE_SWEEP + KERNEL_SWEEP + REALISTIC, im2col=0, dma=(0,), cores=(1, 3, 8),
+                            kernels=lambda dtype, step: (0,), kernel_names=lambda dtype: ("direct",))
+
+
+# ---- the unrollings --------------------------------------------------------------------
+# Step fw is the FW/WG unrolling (mod 0) of the input x, step ig the IG
+# unrolling (mod 1) of the output gradient dy.
+
+def _mod(case: Case) -> int:
+    return 0 if case.step == "fw" else 1
+
+
+def _unroll_inputs(case: Case) -> dict[str, tuple[int, ...]]:
+    shapes = conv.tensor_shapes(geometry(case), case.options["HWC"])
+    name = "x" if _mod(case) == 0 else "dy"
+    return {name: shapes[name]}
+
+
+def _unroll_footprint(case: Case) -> dict[str, int]:
+    g = geometry(case)
+    if _mod(case) == 0:
+        source, taps, windows = g.Ci * g.H * g.W, g.Ci * g.Hk * g.Wk, g.Ho * g.Wo
+    else:
+        source, taps, windows = g.Co * g.Ho * g.Wo, g.Co * g.Hk * g.Wk, g.H * g.W
+    size = _element_bytes(case.dtype)
+    return {"source": source * size, "pBuffer": taps * windows * size}
+
+
+def _unroll_entry(name: str, reference) -> OpEntry:
+    return OpEntry(
+        name=name,
+        runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
+        steps=("fw", "ig"),
+        dtypes=COPY_DTYPES,
+        shapes=SHAPE_SWEEP + KERNEL_SWEEP + REALISTIC_TILE_4,
+        options={"HWC": (0, 1), "dma": (0, 1)},
+        inputs=_unroll_inputs,
+        params=lambda c: [*geometry(c).params(), c.options["HWC"], c.options["dma"], _mod(c)],
+        reference=lambda c, inputs: reference(inputs, geometry(c), c.options["HWC"], _mod(c)),
+        footprint=_unroll_footprint,
+        cores=(1, 3, 8),
+        kernels=lambda dtype, step: (0,),
+        kernel_names=lambda dtype: ("direct",),
+    )
+
+
+IM2COL = _unroll_entry("im2col", conv.im2col)
+IM2ROW = _unroll_entry("im2row", conv.im2row)
+
+
+def _blocktransp_shape(case: Case) -> tuple[int, ...]:
+    s = case.shape
+    return (s["Co"], s["Hk"], s["Wk"], s["Ci"]) if case.options["HWC"] else (s["Co"], s["Ci"], s["Hk"], s["Wk"])
+
+
+BLOCKTRANSP = OpEntry(
+    name="blocktransp",
+    runner_op=lambda dtype: f"blocktransp_{_suffix(dtype)}",
+    steps=("ig",),
+    dtypes=COPY_DTYPES,
+    shapes=BLOCKTRANSP_SHAPES,
+    options={"HWC": (0, 1)},
+    inputs=lambda c: {"W": _blocktransp_shape(c)},
+    params=lambda c: [c.shape["Ci"], c.shape["Co"], c.shape["Hk"], c.shape["Wk"], c.options["HWC"]],
+    reference=lambda c, inputs: conv.blocktransp(inputs, c.options["HWC"]),
+    footprint=lambda c: dict.fromkeys(("weights", "bt_weights"), _element_bytes(c.dtype) * c.shape["Ci"]
+                                      * c.shape["Co"] * c.shape["Hk"] * c.shape["Wk"]),
+    cores=(1, 3, 8),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+)
+
+ENTRIES = [CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, CONV2D_DIRECT, IM2COL, IM2ROW, BLOCKTRANSP]

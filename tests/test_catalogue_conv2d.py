@@ -1,0 +1,109 @@
+"""suite/catalogue/conv2d.py: the Conv2D cases, their coverage and their L1 footprints."""
+import itertools
+from collections import Counter
+
+import pytest
+
+from harness.kernels import kernel_table
+from suite.catalogue.conv2d import (CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, ENTRIES,
+                                    REALISTIC_FULL, REALISTIC_TILE_4, REALISTIC_TILE_8, geometry)
+
+L1 = 64 * 1024
+CONV_ENTRIES = (CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, CONV2D_DIRECT)
+ALL_CASES = [c for e in ENTRIES for c in e.cases()]
+
+
+def _fits(case) -> bool:
+    return sum(case.footprint.values()) <= L1
+
+
+def test_case_and_variant_ids_are_unique():
+    assert [i for i, n in Counter(c.id for c in ALL_CASES).items() if n > 1] == []
+    ids = [v.id for e in ENTRIES for v in e.variants()]
+    assert len(ids) == len(set(ids))
+
+
+def test_every_geometry_gives_a_positive_output():
+    for case in ALL_CASES:
+        if "H" in case.shape:
+            g = geometry(case)
+            assert g.Ho >= 1 and g.Wo >= 1, case.id
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "fp16", "bf16"])
+def test_every_kernel_index_meets_every_step_and_layout(dtype):
+    seen = {(v.kernel, v.case.step, v.case.options["HWC"]) for v in CONV2D_KERNEL_SWEEP.variants()
+            if v.case.dtype == dtype}
+    assert seen == set(itertools.product(range(len(kernel_table(dtype))), ("fw", "wg", "ig"), (0, 1)))
+
+
+def test_the_two_im2col_sweeps_share_no_shape():
+    kernel_shapes = {c.shape_items for c in CONV2D_KERNEL_SWEEP.cases()}
+    assert kernel_shapes.isdisjoint({c.shape_items for c in CONV2D_SHAPE_SWEEP.cases()})
+
+
+def test_the_geometry_axes_the_mutations_need_are_covered():
+    shapes = [geometry(c) for c in CONV2D_SHAPE_SWEEP.cases()]
+    assert any(g.L != g.R for g in shapes) and any(g.U != g.D for g in shapes)
+    assert any(g.sh != g.sw for g in shapes)
+    assert any(g.U > g.Hk - 1 for g in shapes)                            # mod-1 top pad negative
+    assert any((g.H + g.U + g.D - g.Hk) % g.sh for g in shapes)           # rows no window reaches
+    assert any(g.Ho == g.Wo == 1 for g in shapes)
+
+
+def test_dma_and_bias_options_apply_where_they_mean_something():
+    for case in (c for e in CONV_ENTRIES for c in e.cases()):
+        o = case.options
+        assert not (case.step == "ig" and o["bias"]), case.id
+        assert not (o["dma"] and not o["im2col"]), case.id
+    assert {c.step for c in CONV2D_SHAPE_SWEEP.cases() if c.options["dma"]} == {"fw", "wg", "ig"}
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "fp16"])
+def test_the_full_realistic_layer_does_not_fit_on_the_im2col_path(dtype):
+    cases = [c for c in CONV2D_SHAPE_SWEEP.cases() if c.shape == REALISTIC_FULL[0] and c.dtype == dtype]
+    assert {c.step for c in cases} == {"fw", "wg", "ig"}
+    assert not any(_fits(c) for c in cases)
+    fw = next(c for c in cases if c.step == "fw" and not c.options["HWC"] and not c.options["bias"])
+    assert fw.footprint["i2c_buffer"] == 16 * 9 * 16 * 16 * (4 if dtype == "fp32" else 2)
+
+
+def test_the_full_realistic_layer_runs_only_in_fp16_on_the_direct_path():
+    cases = [c for c in CONV2D_DIRECT.cases() if c.shape == REALISTIC_FULL[0]]
+    assert all(_fits(c) == (c.dtype == "fp16") for c in cases)
+
+
+@pytest.mark.parametrize("entry", [CONV2D_KERNEL_SWEEP, CONV2D_DIRECT], ids=["im2col", "direct"])
+def test_the_4x4_tile_of_the_realistic_layer_fits_every_step_and_dtype(entry):
+    cases = [c for c in entry.cases() if c.shape == REALISTIC_TILE_4[0]]
+    assert {(c.dtype, c.step) for c in cases} == set(itertools.product(("fp32", "fp16"), ("fw", "wg", "ig")))
+    assert all(_fits(c) for c in cases), [c.id for c in cases if not _fits(c)]
+
+
+def test_the_8x8_tile_fits_fp16_on_the_im2col_path():
+    cases = [c for c in CONV2D_SHAPE_SWEEP.cases() if c.shape == REALISTIC_TILE_8[0]]
+    assert all(_fits(c) == (c.dtype == "fp16") for c in cases)
+
+
+def test_realistic_layers_are_not_run_in_bf16():
+    """Their reductions are beyond the bf16 error bound; the unrollings are
+    copies and have no such limit."""
+    realistic = REALISTIC_FULL + REALISTIC_TILE_8 + REALISTIC_TILE_4
+    assert not [c.id for e in CONV_ENTRIES for c in e.cases() if c.dtype == "bf16" and c.shape in realistic]
+
+
+def test_hwc_weight_gradient_on_the_im2col_path_counts_the_bt_buffer():
+    case = next(c for c in CONV2D_KERNEL_SWEEP.cases() if c.step == "wg" and c.options["HWC"] and c.dtype == "fp32")
+    g = geometry(case)
+    assert case.footprint["bt_buffer"] == 4 * g.Co * g.Ci * g.Hk * g.Wk
+    chw = next(c for c in CONV2D_KERNEL_SWEEP.cases() if c.step == "wg" and not c.options["HWC"])
+    assert "bt_buffer" not in chw.footprint
+
+
+def test_runner_params_follow_the_case():
+    case = next(c for c in CONV2D_SHAPE_SWEEP.cases()
+                if c.shape["sh"] == 2 and c.shape["sw"] == 1 and c.step == "wg" and c.options["HWC"]
+                and c.options["bias"] and c.dtype == "fp32")
+    assert CONV2D_SHAPE_SWEEP.params(case) == [2, 7, 6, 5, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1]
+    assert CONV2D_SHAPE_SWEEP.inputs(case) == {"x": (7, 6, 2), "W": (5, 3, 3, 2), "b": (5,), "dy": (4, 6, 5)}
+    assert CONV2D_SHAPE_SWEEP.runner_op("bf16") == "conv2d_fp16"
