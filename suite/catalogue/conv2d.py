@@ -18,11 +18,11 @@ strides sh, sw, padding L, R, U, D. The conv2d entries split the work:
 
 Realistic TinyML layer: a 3x3 conv, 16 -> 32 channels, padding 1, on 16x16.
 On the default 64 KiB L1 it does not fit on the im2col path in FP32 or FP16
-(its FW unrolling alone is 144 x 256 elements: 147 KiB in FP32), nor on the
-direct path in FP32 (input + weights + output are 67.6 KiB); those variants
+(its FW unrolling alone is 144 x 256 elements: 144 KiB in FP32), nor on the
+direct path in FP32 (input + weights + output are 66 KiB); those variants
 are reported not_fit. Only FP16 direct runs at 16x16. The same layer on an
 8x8 tile fits in FP16 on both paths and in FP32 on the direct path; on a 4x4
-tile it fits every step in FP32 and FP16 (FP32 IG, the largest: 58 KiB, with
+tile it fits every step in FP32 and FP16 (FP32 IG, the largest: 57 KiB, with
 the 288 x 16 unrolling of dOut and the block-transposed weights).
 The realistic shapes are not run in bf16: their reductions (144 FW, 288 IG
 terms) are beyond the length at which the bf16 error bound says anything
