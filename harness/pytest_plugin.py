@@ -48,8 +48,7 @@ def pytest_addoption(parser):
 
 
 def parametrize_variants(entries: list[OpEntry]):
-    params = [pytest.param(v, id=v.id, marks=pytest.mark.xdist_group(v.case.id))
-              for entry in entries for v in entry.variants()]
+    params = [pytest.param(v, id=v.id) for entry in entries for v in entry.variants()]
     return pytest.mark.parametrize("variant", params)
 
 
@@ -211,11 +210,25 @@ def _record(request, variant: Variant, target: str, **extra) -> None:
     request.node.user_properties.extend(props.items())
 
 
-def pytest_cmdline_main(config):
-    # Runs after xdist turned `-n N` into --dist load. The variants of a case
-    # share one runner invocation, so they must land on the same worker.
-    if getattr(config.option, "dist", None) == "load":
-        config.option.dist = "loadgroup"
+def case_scope(nodeid: str) -> str:
+    """The case of a variant's test id: `...[<case id>-<kernel>-c<cores>]`."""
+    return nodeid.rsplit("-", 2)[0] if nodeid.endswith("]") and "[" in nodeid else nodeid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """The variants of a case share one runner invocation, so xdist must send
+    all of them to the same worker. (xdist's own loadgroup does not take
+    effect with pytest 9: its worker-side rename of node ids is lost.)"""
+    if config.getvalue("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class CaseScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return case_scope(nodeid)
+
+    return CaseScheduling(config, log)
 
 
 def pytest_configure(config):

@@ -14,5 +14,7 @@
 #include "pulp_im2col_fp16.h"
 #include "pulp_conv2d_fp32.h"
 #include "pulp_conv2d_fp16.h"
+#include "pulp_pooling_fp32.h"
+#include "pulp_pooling_fp16.h"
 
 #endif /* PULP_TRAIN_H */

@@ -65,6 +65,7 @@ struct ptl_op {
 /* Operation tables, one per family source file, each ending with {0}. */
 extern const struct ptl_op ptl_ops_linalg[];
 extern const struct ptl_op ptl_ops_conv2d[];
+extern const struct ptl_op ptl_ops_pool[];
 
 /* ---- Helpers for operation code -------------------------------------------- */
 

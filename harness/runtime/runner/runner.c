@@ -16,6 +16,7 @@
 static const struct ptl_op *const op_tables[] = {
     ptl_ops_linalg,
     ptl_ops_conv2d,
+    ptl_ops_pool,
 };
 
 static uint32_t read_u32(const uint8_t *p)
