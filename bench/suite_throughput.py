@@ -7,7 +7,7 @@
    then run it. Variants per second again.
 
 It prints both and their ratio. Usage:
-    python bench/suite_throughput.py [--target host] [--sample 40]
+    python bench/suite_throughput.py [--target host] [--sample 10]
 """
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ def per_case_rate(target_name: str, sample: int, seed: int = 1) -> tuple[int, fl
     chosen = random.Random(seed).sample(variants, sample)
     library = LibrarySource.at(DEFAULT_LIBRARY)
     start = time.monotonic()
-    for variant in chosen:
+    for number, variant in enumerate(chosen, 1):
+        print(f"  per-case build and run {number}/{sample}: {variant.id}", flush=True)
         case = variant.case
         bundle = session.bundle_for(case)
         fmt = format_named(case.dtype)
@@ -74,10 +75,12 @@ def per_case_rate(target_name: str, sample: int, seed: int = 1) -> tuple[int, fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default="host")
-    parser.add_argument("--sample", type=int, default=40, help="variants compiled one by one")
+    parser.add_argument("--sample", type=int, default=10, help="variants compiled one by one")
     parser.add_argument("-n", dest="workers", default="2")
     args = parser.parse_args()
+    print(f"suite run on {args.target} with -n {args.workers} (twice: the first warms the caches)...", flush=True)
     n_suite, t_suite = suite_rate(args.target, args.workers)
+    print(f"  {n_suite} variants in {t_suite:.1f} s", flush=True)
     n_case, t_case = per_case_rate(args.target, args.sample)
     suite_rate_v, case_rate_v = n_suite / t_suite, n_case / t_case
     print(f"target {args.target}")

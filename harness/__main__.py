@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def regress(args: argparse.Namespace, extra: list[str]) -> int:
     argv = [str(ROOT / "suite"), "--target", args.target, "--reports-dir", args.reports_dir,
-            "-n", args.workers, "-q", "-p", "no:randomly", *extra]
+            "-n", args.workers, "-q", "-p", "no:randomly",
+            # harness is imported before pytest starts; nothing of it needs rewriting.
+            "-W", "ignore::pytest.PytestAssertRewriteWarning", *extra]
     if args.trainlib:
         argv += ["--trainlib", args.trainlib]
     return pytest.main(argv)
