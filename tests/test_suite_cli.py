@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from tests.test_mutations import LIBRARY, ROOT, run_slice
+from tests.test_mutations import LIBRARY, run_slice
 
 SLICE = "matmul-fp32-fw-N9xM4xK8-trans_B1"
 
@@ -63,4 +63,3 @@ def test_reports_carry_one_junit_case_and_one_csv_row_per_variant(tmp_path):
     for row in rows:
         assert row["target"] == "host" and row["unit"] == "ns" and row["kernel"] and row["cores"]
         assert row["max_ulp"] != "" and row["latency"] != ""
-    assert ROOT.joinpath("suite").is_dir()
