@@ -7,7 +7,8 @@
   timeout      a deliberately hanging library is classified `timeout`
                within its timeout + 2 s
 
-Writes reports/bench/kernel_efficiency.csv. Usage:
+Writes reports/bench/kernel_efficiency.csv and kernel_efficiency.svg (a bar
+chart of instructions per MAC per kernel). Usage:
     python bench/qemu_efficiency.py [--timeout-check-seconds 3]
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.svg_bars import bar_chart  # noqa: E402
 from golden.bundle import write_atomically  # noqa: E402
 from harness.cases import Variant  # noqa: E402
 from harness.kernels import kernel_table  # noqa: E402
@@ -90,6 +92,14 @@ def efficiency(cache: Path, out_csv: Path) -> None:
     buffer.seek(0)
     write_atomically(out_csv, buffer.read().encode())
 
+    svg = out_csv.with_suffix(".svg")
+    groups: dict[str, list[tuple[str, float]]] = {}
+    for row in rows:
+        if row["dtype"] != "bf16":  # software bfloat16 is ~50 instr/MAC: it would flatten the chart
+            groups.setdefault(f"{row['dtype']}, 1 hart", []).append((row["kernel"], float(row["instr_per_mac_1h"])))
+    bar_chart(svg, f"QEMU rv32: latency instructions per MAC, {SIZE}x{SIZE}x{SIZE} (lower is better)",
+              "instr/MAC", groups, goal=2.0)
+
     k, lat = best["fp32"]
     name = kernel_table("fp32")[k]
     gain = lat[(0, 1)] / lat[(k, 1)]
@@ -101,7 +111,7 @@ def efficiency(cache: Path, out_csv: Path) -> None:
     print(f"  instructions per MAC, 1 hart:    {per_mac:.3f}   (goal <= 2.0)")
     print(f"  8-hart speedup:                  {speedup:.2f}x   (target >= 6.5x)")
     print(f"  MAC per latency instr, 8 harts:  {mac_per_instr:.2f}   (target >= 4.0)")
-    print(f"  table: {out_csv}")
+    print(f"  table: {out_csv}, chart: {svg}")
 
 
 def timeout_check(cache: Path, seconds: float) -> None:
