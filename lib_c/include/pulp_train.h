@@ -16,5 +16,11 @@
 #include "pulp_conv2d_fp16.h"
 #include "pulp_pooling_fp32.h"
 #include "pulp_pooling_fp16.h"
+#include "pulp_conv_pw_fp32.h"
+#include "pulp_conv_pw_fp16.h"
+#include "pulp_conv_dw_fp32.h"
+#include "pulp_conv_dw_fp16.h"
+#include "pulp_transp_conv2d_fp32.h"
+#include "pulp_transp_conv2d_fp16.h"
 
 #endif /* PULP_TRAIN_H */

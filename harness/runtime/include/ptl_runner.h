@@ -49,7 +49,7 @@ enum {
     PTL_OK = 0,
     PTL_ERR_BAD_CASE = 1,     /* params or tensors do not match the op */
     PTL_ERR_NO_MEMORY = 2,
-    PTL_ERR_GUARD = 3,        /* the primitive wrote outside an output */
+    PTL_ERR_GUARD = 3,        /* the primitive wrote outside an output or scratch buffer */
     PTL_ERR_BAD_VARIANT = 4,  /* core count or kernel index out of range */
     PTL_ERR_UNKNOWN_OP = 5,
 };
@@ -66,6 +66,7 @@ struct ptl_op {
 extern const struct ptl_op ptl_ops_linalg[];
 extern const struct ptl_op ptl_ops_conv2d[];
 extern const struct ptl_op ptl_ops_pool[];
+extern const struct ptl_op ptl_ops_conv_dw_pw[];
 
 /* ---- Helpers for operation code -------------------------------------------- */
 

@@ -17,6 +17,7 @@ static const struct ptl_op *const op_tables[] = {
     ptl_ops_linalg,
     ptl_ops_conv2d,
     ptl_ops_pool,
+    ptl_ops_conv_dw_pw,
 };
 
 static uint32_t read_u32(const uint8_t *p)

@@ -1,0 +1,237 @@
+"""Catalogue of the pointwise, depthwise and transposed-convolution family.
+
+Shapes carry the whole geometry (sizes, strides, pads), so every case names
+it in its id. They cover a 1x1 everything, primes, sizes around the unroll
+factors and the core counts, asymmetric pads, different strides per axis,
+kernels larger than the input, pads at least the kernel size, and the
+realistic TinyML layers (depthwise 3x3 on 32 channels of 8x8, pointwise
+32->64 on 8x8). Each case runs in CHW and in HWC.
+
+Every reduction stays below 128 terms, so that the bfloat16 error bound
+means something (harness/compare.py).
+"""
+from __future__ import annotations
+
+from golden import conv_dw_pw
+from harness.cases import Case, OpEntry
+
+STEPS = ("fw", "wg", "ig")
+DTYPES = ("fp32", "fp16", "bf16")
+
+
+def _suffix(dtype: str) -> str:
+    return "fp32" if dtype == "fp32" else "fp16"
+
+
+def _bytes(case: Case) -> int:
+    return 4 if case.dtype == "fp32" else 2
+
+
+def _chw(hwc: int, c: int, h: int, w: int) -> tuple[int, int, int]:
+    return (h, w, c) if hwc else (c, h, w)
+
+
+def _geometry(s: dict) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
+    return (s["sh"], s["sw"]), (s["L"], s["R"], s["U"], s["D"])
+
+
+# What each step reads and writes, by tensor name.
+TOUCHED = {"fw": ("x", "W", "y"), "wg": ("x", "dy", "dW"), "ig": ("W", "dy", "dx")}
+
+
+def _l1(case: Case, elements: dict[str, int], names: tuple[str, ...]) -> dict[str, int]:
+    """L1 bytes of the named tensors, from their element counts."""
+    return {name: elements[name] * _bytes(case) for name in names}
+
+
+# ---- pointwise -------------------------------------------------------------------
+
+# (Ci, Co, H, W). The matmul is Co x Ci x HW (CHW) or HW x Ci x Co (HWC), so
+# these put 1, 2-9, 16 and primes on every matmul axis.
+PW_SHAPES = tuple(dict(Ci=ci, Co=co, H=h, W=w) for ci, co, h, w in (
+    (1, 1, 1, 1), (3, 5, 1, 7), (8, 9, 3, 3), (7, 4, 5, 2), (16, 3, 4, 4), (2, 17, 3, 1),
+    (32, 64, 8, 8),
+))
+
+
+def _pw_inputs(c: Case) -> dict[str, tuple[int, ...]]:
+    s, hwc = c.shape, c.options["HWC"]
+    return {"x": _chw(hwc, s["Ci"], s["H"], s["W"]), "W": (s["Co"], s["Ci"]),
+            "dy": _chw(hwc, s["Co"], s["H"], s["W"])}
+
+
+def pw_transpose_elements(c: Case) -> int:
+    """transpose_buffer as pulp_conv_pw_fp32.h documents it."""
+    s, hwc = c.shape, c.options["HWC"]
+    if c.step == "ig" and not hwc:
+        return s["Ci"] * s["Co"]
+    if c.step == "wg" and hwc:
+        return s["Co"] * s["H"] * s["W"]
+    return 0
+
+
+def _pw_footprint(c: Case) -> dict[str, int]:
+    s = c.shape
+    x, y, w = s["Ci"] * s["H"] * s["W"], s["Co"] * s["H"] * s["W"], s["Ci"] * s["Co"]
+    elements = {"x": x, "dx": x, "y": y, "dy": y, "W": w, "dW": w, "transpose_buffer": pw_transpose_elements(c)}
+    return _l1(c, elements, TOUCHED[c.step] + ("transpose_buffer",))
+
+
+CONV_PW = OpEntry(
+    name="conv_pw",
+    runner_op=lambda dtype: f"conv_pw_{_suffix(dtype)}",
+    steps=STEPS,
+    dtypes=DTYPES,
+    shapes=PW_SHAPES,
+    options={"HWC": (0, 1)},
+    inputs=_pw_inputs,
+    params=lambda c: [c.shape["Ci"], c.shape["Co"], c.shape["H"], c.shape["W"], c.options["HWC"],
+                      STEPS.index(c.step)],
+    reference=lambda c, inputs: conv_dw_pw.pointwise(inputs, c.step, c.options["HWC"]),
+    cores=(1, 3, 8),
+    footprint=_pw_footprint,
+)
+
+
+# ---- depthwise -------------------------------------------------------------------
+
+def _geo(C, H, W, Hk, Wk, sh, sw, L, R, U, D) -> dict:
+    return dict(C=C, H=H, W=W, Hk=Hk, Wk=Wk, sh=sh, sw=sw, L=L, R=R, U=U, D=D)
+
+
+DW_SHAPES = (
+    _geo(32, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1),   # the TinyML layer: 3x3 on 32 channels of 8x8
+    _geo(1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0),
+    _geo(3, 7, 6, 3, 3, 1, 1, 2, 0, 0, 1),    # asymmetric pads: L != R, U != D
+    _geo(5, 9, 7, 3, 2, 2, 1, 1, 0, 1, 1),    # stride_h != stride_w
+    _geo(4, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1),    # stride 2: the last input row is read by no output
+    _geo(9, 11, 10, 5, 4, 3, 2, 2, 1, 0, 2),  # strides 3 and 2, kernel 5x4
+    _geo(2, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1),    # kernel larger than the input
+    _geo(7, 4, 4, 2, 2, 1, 1, 3, 0, 0, 2),    # pads >= the kernel: outputs that read only padding
+)
+
+
+def dw_output_size(s: dict) -> tuple[int, int]:
+    return ((s["H"] + s["U"] + s["D"] - s["Hk"]) // s["sh"] + 1,
+            (s["W"] + s["L"] + s["R"] - s["Wk"]) // s["sw"] + 1)
+
+
+def _dw_inputs(c: Case) -> dict[str, tuple[int, ...]]:
+    s, hwc = c.shape, c.options["HWC"]
+    Ho, Wo = dw_output_size(s)
+    return {"x": _chw(hwc, s["C"], s["H"], s["W"]),
+            "W": (s["Hk"], s["Wk"], s["C"]) if hwc else (s["C"], s["Hk"], s["Wk"]),
+            "dy": _chw(hwc, s["C"], Ho, Wo)}
+
+
+def _dw_footprint(c: Case) -> dict[str, int]:
+    s = c.shape
+    Ho, Wo = dw_output_size(s)
+    x, y, w = s["C"] * s["H"] * s["W"], s["C"] * Ho * Wo, s["C"] * s["Hk"] * s["Wk"]
+    return _l1(c, {"x": x, "dx": x, "y": y, "dy": y, "W": w, "dW": w}, TOUCHED[c.step])
+
+
+CONV_DW = OpEntry(
+    name="conv_dw",
+    runner_op=lambda dtype: f"conv_dw_{_suffix(dtype)}",
+    steps=STEPS,
+    dtypes=DTYPES,
+    shapes=DW_SHAPES,
+    options={"HWC": (0, 1)},
+    inputs=_dw_inputs,
+    params=lambda c: [c.shape[k] for k in ("C", "H", "W", "Hk", "Wk", "sh", "sw", "L", "R", "U", "D")]
+                     + [c.options["HWC"], STEPS.index(c.step)],
+    reference=lambda c, inputs: conv_dw_pw.depthwise(inputs, c.step, c.options["HWC"], *_geometry(c.shape)),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=_dw_footprint,
+)
+
+
+# ---- transposed convolution -----------------------------------------------------
+
+def _tgeo(Ci, Co, H, W, Hk, Wk, sh, sw, L, R, U, D) -> dict:
+    return dict(Ci=Ci, Co=Co, H=H, W=W, Hk=Hk, Wk=Wk, sh=sh, sw=sw, L=L, R=R, U=U, D=D)
+
+
+# Pads are (L, R, U, D) crops of the full output; torch's padding p with
+# output_padding o is p on the left/top and p - o on the right/bottom.
+TC_SHAPES = (
+    _tgeo(3, 4, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1),      # torch stride 2, padding 1
+    _tgeo(2, 3, 3, 5, 3, 3, 2, 2, 1, 0, 1, 0),      # torch padding 1, output_padding 1
+    _tgeo(3, 2, 5, 4, 3, 2, 1, 2, 0, 1, 2, 0),      # asymmetric crops, stride_h != stride_w
+    _tgeo(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0),
+    _tgeo(2, 2, 3, 3, 2, 2, 3, 3, 0, 0, 0, 0),      # stride > kernel: rows and columns no input reaches
+    _tgeo(2, 2, 3, 3, 3, 3, 2, 2, 0, -1, 0, -1),    # output_padding > padding: negative pads
+    _tgeo(8, 8, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1),      # 72-term sums
+    _tgeo(2, 3, 6, 4, 2, 3, 2, 2, 2, 0, 3, 2),      # crop wider than the kernel
+)
+
+
+def tc_output_size(s: dict) -> tuple[int, int]:
+    return (conv_dw_pw.transposed_output_size(s["H"], s["Hk"], s["sh"], s["U"], s["D"]),
+            conv_dw_pw.transposed_output_size(s["W"], s["Wk"], s["sw"], s["L"], s["R"]))
+
+
+def _tc_inputs(c: Case) -> dict[str, tuple[int, ...]]:
+    s, hwc = c.shape, c.options["HWC"]
+    Ho, Wo = tc_output_size(s)
+    return {"x": _chw(hwc, s["Ci"], s["H"], s["W"]),
+            "W": (s["Ci"], s["Hk"], s["Wk"], s["Co"]) if hwc else (s["Ci"], s["Co"], s["Hk"], s["Wk"]),
+            "b": (s["Co"],),
+            "dy": _chw(hwc, s["Co"], Ho, Wo)}
+
+
+def tc_buffer_elements(c: Case, im2col: int) -> dict[str, int]:
+    """i2c_buffer and bt_buffer as pulp_transp_conv2d_fp32.h documents them."""
+    if not im2col:
+        return {"i2c_buffer": 0, "bt_buffer": 0}
+    s, hwc = c.shape, c.options["HWC"]
+    Ho, Wo = tc_output_size(s)
+    taps = s["Hk"] * s["Wk"]
+    if c.step == "fw":
+        return {"i2c_buffer": s["Ci"] * taps * Ho * Wo, "bt_buffer": 0 if hwc else s["Ci"] * s["Co"] * taps}
+    return {"i2c_buffer": s["Co"] * taps * s["H"] * s["W"],
+            "bt_buffer": s["Ci"] * s["H"] * s["W"] if c.step == "wg" and hwc else 0}
+
+
+def _tc_footprint(im2col: int):
+    def footprint(c: Case) -> dict[str, int]:
+        s = c.shape
+        Ho, Wo = tc_output_size(s)
+        x, y = s["Ci"] * s["H"] * s["W"], s["Co"] * Ho * Wo
+        w = s["Ci"] * s["Co"] * s["Hk"] * s["Wk"]
+        elements = {"x": x, "dx": x, "y": y, "dy": y, "W": w, "dW": w, "b": s["Co"], "db": s["Co"],
+                    **tc_buffer_elements(c, im2col)}
+        bias = {"fw": ("b",), "wg": ("db",), "ig": ()}[c.step] if c.options["bias"] else ()
+        return _l1(c, elements, TOUCHED[c.step] + bias + ("i2c_buffer", "bt_buffer"))
+    return footprint
+
+
+def _transposed(name: str, im2col: int, **matmul) -> OpEntry:
+    return OpEntry(
+        name=name,
+        runner_op=lambda dtype: f"transp_conv2d_{_suffix(dtype)}",
+        steps=STEPS,
+        dtypes=DTYPES,
+        shapes=TC_SHAPES,
+        options={"HWC": (0, 1), "bias": (0, 1)},
+        applies=lambda c: not (c.step == "ig" and c.options["bias"]),  # IG does not read the bias
+        inputs=_tc_inputs,
+        params=lambda c: [c.shape[k] for k in ("Ci", "Co", "H", "W", "Hk", "Wk", "sh", "sw", "L", "R", "U", "D")]
+                         + [c.options["HWC"], c.options["bias"], im2col, STEPS.index(c.step)],
+        reference=lambda c, inputs: conv_dw_pw.transposed(inputs, c.step, c.options["HWC"], *_geometry(c.shape),
+                                                          c.options["bias"]),
+        footprint=_tc_footprint(im2col),
+        **matmul,
+    )
+
+
+# USE_IM2COL = 1: gather + one matmul per step, every kernel index.
+TRANSP_CONV2D = _transposed("transp_conv2d", 1, cores=(1, 3, 8))
+# USE_IM2COL = 0: the direct kernels.
+TRANSP_CONV2D_DIRECT = _transposed("transp_conv2d_direct", 0, kernels=lambda dtype, step: (0,),
+                                   kernel_names=lambda dtype: ("direct",))
+
+ENTRIES = [CONV_PW, CONV_DW, TRANSP_CONV2D, TRANSP_CONV2D_DIRECT]
+

@@ -1,0 +1,101 @@
+"""suite/catalogue/conv_dw_pw.py: what the pointwise, depthwise and
+transposed-convolution cases cover."""
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from golden.formats import format_named
+from harness.kernels import kernel_table
+from harness.target import Capabilities
+from suite.catalogue import conv_dw_pw, linalg
+from suite.catalogue.conv_dw_pw import CONV_DW, CONV_PW, ENTRIES, TRANSP_CONV2D, TRANSP_CONV2D_DIRECT
+
+L1_BYTES = Capabilities.__dataclass_fields__["l1_bytes"].default
+
+
+def test_variant_ids_are_unique_with_the_linear_algebra_family():
+    ids = Counter(v.id for entry in ENTRIES + linalg.ENTRIES for v in entry.variants())
+    assert [i for i, n in ids.items() if n > 1] == []
+
+
+@pytest.mark.parametrize("entry", [CONV_PW, TRANSP_CONV2D], ids=lambda e: e.name)
+@pytest.mark.parametrize("dtype", ["fp32", "fp16", "bf16"])
+def test_matmul_based_layers_meet_every_kernel_with_every_core_count_in_every_step_and_layout(entry, dtype):
+    seen = {(v.case.step, v.case.options["HWC"], v.kernel, v.cores) for v in entry.variants() if v.case.dtype == dtype}
+    kernels = range(len(kernel_table(dtype)))
+    assert seen == set(itertools.product(("fw", "wg", "ig"), (0, 1), kernels, entry.cores))
+    assert {1, 8} <= set(entry.cores) and any(8 % c for c in entry.cores)  # a core count that leaves leftovers
+
+
+@pytest.mark.parametrize("entry", [CONV_DW, TRANSP_CONV2D_DIRECT], ids=lambda e: e.name)
+def test_direct_kernels_run_one_variant_per_core_count(entry):
+    assert {v.kernel_name for v in entry.variants()} == {"direct"}
+    assert set(entry.cores) == {1, 2, 3, 4, 7, 8}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+def test_every_shape_runs_in_both_layouts_and_every_step(entry):
+    for shape in entry.shapes:
+        cases = {(c.step, c.options["HWC"]) for c in entry.cases() if c.shape == shape}
+        assert cases == set(itertools.product(("fw", "wg", "ig"), (0, 1))), shape
+
+
+@pytest.mark.parametrize("entry", [CONV_DW, TRANSP_CONV2D], ids=lambda e: e.name)
+def test_geometries_tell_the_sides_and_the_axes_apart(entry):
+    shapes = entry.shapes
+    assert any(s["L"] != s["R"] for s in shapes) and any(s["U"] != s["D"] for s in shapes)
+    assert any(s["L"] != s["U"] for s in shapes)
+    assert any(s["sh"] != s["sw"] for s in shapes) and any(min(s["sh"], s["sw"]) > 1 for s in shapes)
+    assert any(s["Hk"] != s["Wk"] for s in shapes)
+    assert any(s["H"] == s["W"] == s["Hk"] == s["Wk"] == 1 for s in shapes)
+
+
+def test_transposed_shapes_include_negative_pads_and_strides_longer_than_the_kernel():
+    assert any(min(s["L"], s["R"], s["U"], s["D"]) < 0 for s in TRANSP_CONV2D.shapes)
+    assert any(s["sh"] > s["Hk"] and s["sw"] > s["Wk"] for s in TRANSP_CONV2D.shapes)
+    assert TRANSP_CONV2D.shapes == TRANSP_CONV2D_DIRECT.shapes
+
+
+def test_depthwise_shapes_include_pads_at_least_the_kernel_and_a_kernel_larger_than_the_input():
+    assert any(max(s["L"], s["D"]) >= max(s["Hk"], s["Wk"]) for s in CONV_DW.shapes)
+    assert any(s["Hk"] > s["H"] for s in CONV_DW.shapes)
+
+
+@pytest.mark.parametrize("entry,shape", [
+    (CONV_DW, dict(C=32, H=8, W=8, Hk=3, Wk=3, sh=1, sw=1, L=1, R=1, U=1, D=1)),
+    (CONV_PW, dict(Ci=32, Co=64, H=8, W=8)),
+], ids=["depthwise_3x3_32ch_8x8", "pointwise_32to64_8x8"])
+def test_the_tinyml_layers_run_in_every_dtype_step_and_layout_within_the_default_l1(entry, shape):
+    cases = [c for c in entry.cases() if c.shape == shape]
+    assert len(cases) == 3 * 3 * 2
+    assert max(sum(c.footprint.values()) for c in cases) <= L1_BYTES
+
+
+def test_pointwise_footprint_counts_the_transpose_buffer_where_the_header_says():
+    case = next(c for c in CONV_PW.cases() if c.shape == dict(Ci=32, Co=64, H=8, W=8) and c.dtype == "fp32"
+                and c.step == "ig" and c.options["HWC"] == 0)
+    assert case.footprint == {"W": 32 * 64 * 4, "dy": 64 * 64 * 4, "dx": 32 * 64 * 4, "transpose_buffer": 32 * 64 * 4}
+    hwc_wg = next(c for c in CONV_PW.cases() if c.shape == case.shape and c.dtype == "fp32"
+                  and c.step == "wg" and c.options["HWC"] == 1)
+    assert conv_dw_pw.pw_transpose_elements(hwc_wg) == 64 * 8 * 8
+
+
+def test_every_reduction_has_a_meaningful_bound_in_bfloat16():
+    """n * u < 1/2 (harness/compare.py), or the case would be reported bad_case."""
+    u = format_named("bf16").unit_roundoff
+    for entry in ENTRIES:
+        for case in (c for c in entry.cases() if c.dtype == "bf16"):
+            zeros = {name: np.zeros(shape) for name, shape in entry.inputs(case).items()}
+            for name, ref in entry.reference(case, zeros).items():
+                assert ref.reduction * u < 0.5, (case.id, name, ref.reduction)
+
+
+def test_runner_params_follow_the_case():
+    case = next(c for c in TRANSP_CONV2D.cases() if c.shape["Ci"] == 2 and c.shape["R"] == -1
+                and c.step == "wg" and c.options == {"HWC": 1, "bias": 1} and c.dtype == "fp32")
+    assert TRANSP_CONV2D.params(case) == [2, 2, 3, 3, 3, 3, 2, 2, 0, -1, 0, -1, 1, 1, 1, 1]
+    assert TRANSP_CONV2D_DIRECT.params(case)[14] == 0
+    assert TRANSP_CONV2D.inputs(case) == {"x": (3, 3, 2), "W": (2, 3, 3, 2), "b": (2,), "dy": (8, 8, 2)}
+    assert TRANSP_CONV2D.runner_op("bf16") == "transp_conv2d_fp16"
