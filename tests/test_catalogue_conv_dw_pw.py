@@ -10,7 +10,9 @@ from golden.formats import format_named
 from harness.kernels import kernel_table
 from harness.target import Capabilities
 from suite.catalogue import conv_dw_pw, linalg
-from suite.catalogue.conv_dw_pw import CONV_DW, CONV_PW, ENTRIES, TRANSP_CONV2D, TRANSP_CONV2D_DIRECT
+from suite.catalogue.conv_dw_pw import (CONV_DW, CONV_PW_KERNEL_SWEEP, CONV_PW_SHAPE_SWEEP, ENTRIES,
+                                        TRANSP_CONV2D_DIRECT, TRANSP_CONV2D_KERNEL_SWEEP,
+                                        TRANSP_CONV2D_SHAPE_SWEEP)
 
 L1_BYTES = Capabilities.__dataclass_fields__["l1_bytes"].default
 
@@ -20,13 +22,38 @@ def test_variant_ids_are_unique_with_the_linear_algebra_family():
     assert [i for i, n in ids.items() if n > 1] == []
 
 
-@pytest.mark.parametrize("entry", [CONV_PW, TRANSP_CONV2D], ids=lambda e: e.name)
+KERNEL_SWEEPS = [CONV_PW_KERNEL_SWEEP, TRANSP_CONV2D_KERNEL_SWEEP]
+SHAPE_SWEEPS = [CONV_PW_SHAPE_SWEEP, TRANSP_CONV2D_SHAPE_SWEEP]
+
+
+@pytest.mark.parametrize("entry", KERNEL_SWEEPS, ids=lambda e: e.name)
 @pytest.mark.parametrize("dtype", ["fp32", "fp16", "bf16"])
-def test_matmul_based_layers_meet_every_kernel_with_every_core_count_in_every_step_and_layout(entry, dtype):
+def test_kernel_sweeps_meet_every_kernel_with_every_core_count_in_every_step_and_layout(entry, dtype):
     seen = {(v.case.step, v.case.options["HWC"], v.kernel, v.cores) for v in entry.variants() if v.case.dtype == dtype}
     kernels = range(len(kernel_table(dtype)))
     assert seen == set(itertools.product(("fw", "wg", "ig"), (0, 1), kernels, entry.cores))
     assert {1, 8} <= set(entry.cores) and any(8 % c for c in entry.cores)  # a core count that leaves leftovers
+
+
+@pytest.mark.parametrize("entry", SHAPE_SWEEPS, ids=lambda e: e.name)
+@pytest.mark.parametrize("dtype", ["fp32", "fp16", "bf16"])
+def test_shape_sweeps_run_a_row_split_and_a_column_split_kernel(entry, dtype):
+    names = {v.kernel_name for v in entry.variants() if v.case.dtype == dtype}
+    assert len(names) == 2 and sum(n.startswith("mm_M") for n in names) == 1, names
+
+
+def test_pointwise_sweeps_put_1_on_every_matmul_axis_and_7_to_10_in_the_kernel_sweep():
+    assert dict(Ci=1, Co=1, H=1, W=1) in CONV_PW_SHAPE_SWEEP.shapes
+    kernel_sizes = {v for s in CONV_PW_KERNEL_SWEEP.shapes for v in (s["Ci"], s["Co"], s["H"] * s["W"])}
+    assert {7, 8, 9, 10} <= kernel_sizes
+
+
+def test_the_transposed_kernel_sweep_puts_every_matmul_dimension_off_the_unroll_factors():
+    s = TRANSP_CONV2D_KERNEL_SWEEP.shapes[0]
+    taps = s["Hk"] * s["Wk"]
+    Ho, Wo = conv_dw_pw.tc_output_size(s)
+    dims = {s["Ci"], s["Co"], s["H"] * s["W"], Ho * Wo, s["Ci"] * taps, s["Co"] * taps}
+    assert all(d % 2 for d in dims), dims
 
 
 @pytest.mark.parametrize("entry", [CONV_DW, TRANSP_CONV2D_DIRECT], ids=lambda e: e.name)
@@ -42,7 +69,7 @@ def test_every_shape_runs_in_both_layouts_and_every_step(entry):
         assert cases == set(itertools.product(("fw", "wg", "ig"), (0, 1))), shape
 
 
-@pytest.mark.parametrize("entry", [CONV_DW, TRANSP_CONV2D], ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", [CONV_DW, TRANSP_CONV2D_DIRECT], ids=lambda e: e.name)
 def test_geometries_tell_the_sides_and_the_axes_apart(entry):
     shapes = entry.shapes
     assert any(s["L"] != s["R"] for s in shapes) and any(s["U"] != s["D"] for s in shapes)
@@ -53,9 +80,9 @@ def test_geometries_tell_the_sides_and_the_axes_apart(entry):
 
 
 def test_transposed_shapes_include_negative_pads_and_strides_longer_than_the_kernel():
-    assert any(min(s["L"], s["R"], s["U"], s["D"]) < 0 for s in TRANSP_CONV2D.shapes)
-    assert any(s["sh"] > s["Hk"] and s["sw"] > s["Wk"] for s in TRANSP_CONV2D.shapes)
-    assert TRANSP_CONV2D.shapes == TRANSP_CONV2D_DIRECT.shapes
+    assert any(min(s["L"], s["R"], s["U"], s["D"]) < 0 for s in TRANSP_CONV2D_SHAPE_SWEEP.shapes)
+    assert any(s["sh"] > s["Hk"] and s["sw"] > s["Wk"] for s in TRANSP_CONV2D_SHAPE_SWEEP.shapes)
+    assert TRANSP_CONV2D_DIRECT.shapes == TRANSP_CONV2D_KERNEL_SWEEP.shapes + TRANSP_CONV2D_SHAPE_SWEEP.shapes
 
 
 def test_depthwise_shapes_include_pads_at_least_the_kernel_and_a_kernel_larger_than_the_input():
@@ -65,7 +92,7 @@ def test_depthwise_shapes_include_pads_at_least_the_kernel_and_a_kernel_larger_t
 
 @pytest.mark.parametrize("entry,shape", [
     (CONV_DW, dict(C=32, H=8, W=8, Hk=3, Wk=3, sh=1, sw=1, L=1, R=1, U=1, D=1)),
-    (CONV_PW, dict(Ci=32, Co=64, H=8, W=8)),
+    (CONV_PW_KERNEL_SWEEP, dict(Ci=32, Co=64, H=8, W=8)),
 ], ids=["depthwise_3x3_32ch_8x8", "pointwise_32to64_8x8"])
 def test_the_tinyml_layers_run_in_every_dtype_step_and_layout_within_the_default_l1(entry, shape):
     cases = [c for c in entry.cases() if c.shape == shape]
@@ -74,10 +101,10 @@ def test_the_tinyml_layers_run_in_every_dtype_step_and_layout_within_the_default
 
 
 def test_pointwise_footprint_counts_the_transpose_buffer_where_the_header_says():
-    case = next(c for c in CONV_PW.cases() if c.shape == dict(Ci=32, Co=64, H=8, W=8) and c.dtype == "fp32"
+    case = next(c for c in CONV_PW_KERNEL_SWEEP.cases() if c.shape == dict(Ci=32, Co=64, H=8, W=8) and c.dtype == "fp32"
                 and c.step == "ig" and c.options["HWC"] == 0)
     assert case.footprint == {"W": 32 * 64 * 4, "dy": 64 * 64 * 4, "dx": 32 * 64 * 4, "transpose_buffer": 32 * 64 * 4}
-    hwc_wg = next(c for c in CONV_PW.cases() if c.shape == case.shape and c.dtype == "fp32"
+    hwc_wg = next(c for c in CONV_PW_KERNEL_SWEEP.cases() if c.shape == case.shape and c.dtype == "fp32"
                   and c.step == "wg" and c.options["HWC"] == 1)
     assert conv_dw_pw.pw_transpose_elements(hwc_wg) == 64 * 8 * 8
 
@@ -93,9 +120,10 @@ def test_every_reduction_has_a_meaningful_bound_in_bfloat16():
 
 
 def test_runner_params_follow_the_case():
-    case = next(c for c in TRANSP_CONV2D.cases() if c.shape["Ci"] == 2 and c.shape["R"] == -1
-                and c.step == "wg" and c.options == {"HWC": 1, "bias": 1} and c.dtype == "fp32")
-    assert TRANSP_CONV2D.params(case) == [2, 2, 3, 3, 3, 3, 2, 2, 0, -1, 0, -1, 1, 1, 1, 1]
-    assert TRANSP_CONV2D_DIRECT.params(case)[14] == 0
-    assert TRANSP_CONV2D.inputs(case) == {"x": (3, 3, 2), "W": (2, 3, 3, 2), "b": (2,), "dy": (8, 8, 2)}
-    assert TRANSP_CONV2D.runner_op("bf16") == "transp_conv2d_fp16"
+    case = next(c for c in TRANSP_CONV2D_SHAPE_SWEEP.cases() if c.shape["Ci"] == 2 and c.shape["R"] == -1
+                and c.step == "wg" and c.options["HWC"] == 1 and c.options["bias"] == 1 and c.dtype == "fp32")
+    assert TRANSP_CONV2D_SHAPE_SWEEP.params(case) == [2, 2, 3, 3, 3, 3, 2, 2, 0, -1, 0, -1, 1, 1, 1, 1]
+    assert TRANSP_CONV2D_SHAPE_SWEEP.inputs(case) == {"x": (3, 3, 2), "W": (2, 3, 3, 2), "b": (2,), "dy": (8, 8, 2)}
+    assert TRANSP_CONV2D_SHAPE_SWEEP.runner_op("bf16") == "transp_conv2d_fp16"
+    direct = next(c for c in TRANSP_CONV2D_DIRECT.cases() if c.shape == case.shape and c.step == "wg")
+    assert TRANSP_CONV2D_DIRECT.params(direct)[14] == 0 and direct.id.endswith("-im2col0")

@@ -3,9 +3,18 @@
 Shapes carry the whole geometry (sizes, strides, pads), so every case names
 it in its id. They cover a 1x1 everything, primes, sizes around the unroll
 factors and the core counts, asymmetric pads, different strides per axis,
-kernels larger than the input, pads at least the kernel size, and the
-realistic TinyML layers (depthwise 3x3 on 32 channels of 8x8, pointwise
-32->64 on 8x8). Each case runs in CHW and in HWC.
+kernels larger than the input, pads at least the kernel size, negative
+(output_padding) pads, and the realistic TinyML layers (depthwise 3x3 on 32
+channels of 8x8, pointwise 32->64 on 8x8). Each case runs in CHW and in HWC.
+
+The matmul-based layers split their variants as the conv2d catalogue does:
+  kernel sweep   every matmul kernel index x every step x both layouts, on
+                 shapes whose products (N, M, K) sit off (and at) the unroll
+                 factors, and on the realistic layer;
+  shape sweep    the other shapes with one row-split and one column-split
+                 kernel (the largest tiles);
+  direct         (transposed conv, USE_IM2COL = 0) every shape.
+The depthwise convolution has direct kernels only: one variant per core count.
 
 Every reduction stays below 128 terms, so that the bfloat16 error bound
 means something (harness/compare.py).
@@ -46,11 +55,16 @@ def _l1(case: Case, elements: dict[str, int], names: tuple[str, ...]) -> dict[st
 
 # ---- pointwise -------------------------------------------------------------------
 
-# (Ci, Co, H, W). The matmul is Co x Ci x HW (CHW) or HW x Ci x Co (HWC), so
-# these put 1, 2-9, 16 and primes on every matmul axis.
-PW_SHAPES = tuple(dict(Ci=ci, Co=co, H=h, W=w) for ci, co, h, w in (
-    (1, 1, 1, 1), (3, 5, 1, 7), (8, 9, 3, 3), (7, 4, 5, 2), (16, 3, 4, 4), (2, 17, 3, 1),
-    (32, 64, 8, 8),
+# One row-split and one column-split kernel, the largest tiles, for the shape sweeps.
+SHAPE_SWEEP_KERNELS = {"fp32": (0, 23), "fp16": (0, 5), "bf16": (0, 5)}
+
+# (Ci, Co, H, W). The matmul is Co x Ci x HW (CHW) or HW x Ci x Co (HWC).
+PW_KERNEL_SWEEP = tuple(dict(Ci=ci, Co=co, H=h, W=w) for ci, co, h, w in (
+    (8, 9, 3, 3), (7, 4, 5, 2),  # 7-10 on every matmul axis: below, at and above the unroll factors
+    (32, 64, 8, 8),              # the TinyML layer
+))
+PW_SHAPE_SWEEP = tuple(dict(Ci=ci, Co=co, H=h, W=w) for ci, co, h, w in (
+    (1, 1, 1, 1), (3, 5, 1, 7), (16, 3, 4, 4), (2, 17, 3, 1),
 ))
 
 
@@ -77,20 +91,26 @@ def _pw_footprint(c: Case) -> dict[str, int]:
     return _l1(c, elements, TOUCHED[c.step] + ("transpose_buffer",))
 
 
-CONV_PW = OpEntry(
-    name="conv_pw",
-    runner_op=lambda dtype: f"conv_pw_{_suffix(dtype)}",
-    steps=STEPS,
-    dtypes=DTYPES,
-    shapes=PW_SHAPES,
-    options={"HWC": (0, 1)},
-    inputs=_pw_inputs,
-    params=lambda c: [c.shape["Ci"], c.shape["Co"], c.shape["H"], c.shape["W"], c.options["HWC"],
-                      STEPS.index(c.step)],
-    reference=lambda c, inputs: conv_dw_pw.pointwise(inputs, c.step, c.options["HWC"]),
-    cores=(1, 3, 8),
-    footprint=_pw_footprint,
-)
+def _pointwise(shapes, **variants) -> OpEntry:
+    return OpEntry(
+        name="conv_pw",
+        runner_op=lambda dtype: f"conv_pw_{_suffix(dtype)}",
+        steps=STEPS,
+        dtypes=DTYPES,
+        shapes=shapes,
+        options={"HWC": (0, 1)},
+        inputs=_pw_inputs,
+        params=lambda c: [c.shape["Ci"], c.shape["Co"], c.shape["H"], c.shape["W"], c.options["HWC"],
+                          STEPS.index(c.step)],
+        reference=lambda c, inputs: conv_dw_pw.pointwise(inputs, c.step, c.options["HWC"]),
+        cores=(1, 3, 8),
+        footprint=_pw_footprint,
+        **variants,
+    )
+
+
+CONV_PW_KERNEL_SWEEP = _pointwise(PW_KERNEL_SWEEP)
+CONV_PW_SHAPE_SWEEP = _pointwise(PW_SHAPE_SWEEP, kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
 
 
 # ---- depthwise -------------------------------------------------------------------
@@ -156,16 +176,21 @@ def _tgeo(Ci, Co, H, W, Hk, Wk, sh, sw, L, R, U, D) -> dict:
 
 # Pads are (L, R, U, D) crops of the full output; torch's padding p with
 # output_padding o is p on the left/top and p - o on the right/bottom.
-TC_SHAPES = (
+TC_KERNEL_SWEEP = (
+    # N, M, K of every step off 2, 4 and 8: Ci 5, Co 7, H*W 9, Ho*Wo 25, Ci*Hk*Wk 45, Co*Hk*Wk 63
+    _tgeo(5, 7, 3, 3, 3, 3, 2, 2, 1, 1, 1, 1),
+    _tgeo(8, 8, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1),      # Ci = Co = 8 (at the unroll factor), 72-term sums
+)
+TC_SHAPE_SWEEP = (
     _tgeo(3, 4, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1),      # torch stride 2, padding 1
     _tgeo(2, 3, 3, 5, 3, 3, 2, 2, 1, 0, 1, 0),      # torch padding 1, output_padding 1
     _tgeo(3, 2, 5, 4, 3, 2, 1, 2, 0, 1, 2, 0),      # asymmetric crops, stride_h != stride_w
     _tgeo(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0),
     _tgeo(2, 2, 3, 3, 2, 2, 3, 3, 0, 0, 0, 0),      # stride > kernel: rows and columns no input reaches
     _tgeo(2, 2, 3, 3, 3, 3, 2, 2, 0, -1, 0, -1),    # output_padding > padding: negative pads
-    _tgeo(8, 8, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1),      # 72-term sums
     _tgeo(2, 3, 6, 4, 2, 3, 2, 2, 2, 0, 3, 2),      # crop wider than the kernel
 )
+TC_SHAPES = TC_KERNEL_SWEEP + TC_SHAPE_SWEEP
 
 
 def tc_output_size(s: dict) -> tuple[int, int]:
@@ -182,9 +207,9 @@ def _tc_inputs(c: Case) -> dict[str, tuple[int, ...]]:
             "dy": _chw(hwc, s["Co"], Ho, Wo)}
 
 
-def tc_buffer_elements(c: Case, im2col: int) -> dict[str, int]:
+def tc_buffer_elements(c: Case) -> dict[str, int]:
     """i2c_buffer and bt_buffer as pulp_transp_conv2d_fp32.h documents them."""
-    if not im2col:
+    if not c.options["im2col"]:
         return {"i2c_buffer": 0, "bt_buffer": 0}
     s, hwc = c.shape, c.options["HWC"]
     Ho, Wo = tc_output_size(s)
@@ -195,43 +220,43 @@ def tc_buffer_elements(c: Case, im2col: int) -> dict[str, int]:
             "bt_buffer": s["Ci"] * s["H"] * s["W"] if c.step == "wg" and hwc else 0}
 
 
-def _tc_footprint(im2col: int):
-    def footprint(c: Case) -> dict[str, int]:
-        s = c.shape
-        Ho, Wo = tc_output_size(s)
-        x, y = s["Ci"] * s["H"] * s["W"], s["Co"] * Ho * Wo
-        w = s["Ci"] * s["Co"] * s["Hk"] * s["Wk"]
-        elements = {"x": x, "dx": x, "y": y, "dy": y, "W": w, "dW": w, "b": s["Co"], "db": s["Co"],
-                    **tc_buffer_elements(c, im2col)}
-        bias = {"fw": ("b",), "wg": ("db",), "ig": ()}[c.step] if c.options["bias"] else ()
-        return _l1(c, elements, TOUCHED[c.step] + bias + ("i2c_buffer", "bt_buffer"))
-    return footprint
+def _tc_footprint(c: Case) -> dict[str, int]:
+    s = c.shape
+    Ho, Wo = tc_output_size(s)
+    x, y = s["Ci"] * s["H"] * s["W"], s["Co"] * Ho * Wo
+    w = s["Ci"] * s["Co"] * s["Hk"] * s["Wk"]
+    elements = {"x": x, "dx": x, "y": y, "dy": y, "W": w, "dW": w, "b": s["Co"], "db": s["Co"],
+                **tc_buffer_elements(c)}
+    bias = {"fw": ("b",), "wg": ("db",), "ig": ()}[c.step] if c.options["bias"] else ()
+    return _l1(c, elements, TOUCHED[c.step] + bias + ("i2c_buffer", "bt_buffer"))
 
 
-def _transposed(name: str, im2col: int, **matmul) -> OpEntry:
+def _transposed(shapes, im2col: int, cores=(1, 3, 8), **variants) -> OpEntry:
     return OpEntry(
-        name=name,
+        name="transp_conv2d",
         runner_op=lambda dtype: f"transp_conv2d_{_suffix(dtype)}",
         steps=STEPS,
         dtypes=DTYPES,
-        shapes=TC_SHAPES,
-        options={"HWC": (0, 1), "bias": (0, 1)},
+        shapes=shapes,
+        options={"HWC": (0, 1), "bias": (0, 1), "im2col": (im2col,)},
         applies=lambda c: not (c.step == "ig" and c.options["bias"]),  # IG does not read the bias
         inputs=_tc_inputs,
         params=lambda c: [c.shape[k] for k in ("Ci", "Co", "H", "W", "Hk", "Wk", "sh", "sw", "L", "R", "U", "D")]
-                         + [c.options["HWC"], c.options["bias"], im2col, STEPS.index(c.step)],
+                         + [c.options["HWC"], c.options["bias"], c.options["im2col"], STEPS.index(c.step)],
         reference=lambda c, inputs: conv_dw_pw.transposed(inputs, c.step, c.options["HWC"], *_geometry(c.shape),
                                                           c.options["bias"]),
-        footprint=_tc_footprint(im2col),
-        **matmul,
+        footprint=_tc_footprint,
+        cores=cores,
+        **variants,
     )
 
 
-# USE_IM2COL = 1: gather + one matmul per step, every kernel index.
-TRANSP_CONV2D = _transposed("transp_conv2d", 1, cores=(1, 3, 8))
+# USE_IM2COL = 1: gather + one matmul per step.
+TRANSP_CONV2D_KERNEL_SWEEP = _transposed(TC_KERNEL_SWEEP, 1)
+TRANSP_CONV2D_SHAPE_SWEEP = _transposed(TC_SHAPE_SWEEP, 1, kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
 # USE_IM2COL = 0: the direct kernels.
-TRANSP_CONV2D_DIRECT = _transposed("transp_conv2d_direct", 0, kernels=lambda dtype, step: (0,),
+TRANSP_CONV2D_DIRECT = _transposed(TC_SHAPES, 0, cores=(1, 2, 3, 4, 7, 8), kernels=lambda dtype, step: (0,),
                                    kernel_names=lambda dtype: ("direct",))
 
-ENTRIES = [CONV_PW, CONV_DW, TRANSP_CONV2D, TRANSP_CONV2D_DIRECT]
-
+ENTRIES = [CONV_PW_KERNEL_SWEEP, CONV_PW_SHAPE_SWEEP, CONV_DW,
+           TRANSP_CONV2D_KERNEL_SWEEP, TRANSP_CONV2D_SHAPE_SWEEP, TRANSP_CONV2D_DIRECT]
