@@ -17,11 +17,3 @@ FP16_KERNELS = (
 def kernel_table(dtype: str) -> tuple[str, ...]:
     return FP32_KERNELS if dtype == "fp32" else FP16_KERNELS
 
-
-def kernel_name(dtype: str, index: int) -> str:
-    table = kernel_table(dtype)
-    if not 0 <= index < len(table):
-        raise ValueError(
-            f"unknown {dtype} matmul kernel index {index}: valid indices are 0..{len(table) - 1}"
-        )
-    return table[index]

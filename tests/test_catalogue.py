@@ -4,7 +4,8 @@ from collections import Counter
 
 import pytest
 
-from harness.kernels import FP16_KERNELS, FP32_KERNELS, kernel_name, kernel_table
+from harness.cases import Variant
+from harness.kernels import FP16_KERNELS, FP32_KERNELS, kernel_table
 from suite.catalogue.linalg import ENTRIES, LINEAR, MATMUL
 
 ALL_VARIANTS = [v for entry in ENTRIES for v in entry.variants()]
@@ -40,10 +41,12 @@ def test_kernel_tables_have_24_fp32_and_9_fp16_kernels():
     assert kernel_table("bf16") is FP16_KERNELS
 
 
-def test_kernel_name_rejects_an_index_outside_the_table():
-    assert kernel_name("fp32", 23) == "mm_M_unroll_4x4"
+def test_variant_kernel_name_rejects_an_index_outside_the_table():
+    fp32_case = next(c for c in MATMUL_CASES if c.dtype == "fp32")
+    fp16_case = next(c for c in MATMUL_CASES if c.dtype == "fp16")
+    assert Variant(fp32_case, 23, 1).kernel_name == "mm_M_unroll_4x4"
     with pytest.raises(ValueError, match=r"index 9: valid indices are 0\.\.8"):
-        kernel_name("fp16", 9)
+        Variant(fp16_case, 9, 1).kernel_name
 
 
 @pytest.mark.parametrize("dim", ["N", "M", "K"])
