@@ -131,6 +131,8 @@ class PtlPlugin:
     # ---- reporting ---------------------------------------------------------
 
     def pytest_runtest_logreport(self, report):
+        if hasattr(self.config, "workerinput"):
+            return  # the controller receives every report and writes the files
         props = dict(report.user_properties)
         if "family" not in props:
             return
