@@ -31,13 +31,19 @@ class KnownFailure:
 @dataclass(frozen=True, eq=False)
 class OpEntry:
     name: str
+    # The runner op source that runs it, runtime/runner/ops_<unit>.c: the
+    # (unit, dtype) build unit whose build failure fails this entry's cases.
+    unit: str
     runner_op: Callable[[str], str]                       # dtype -> runner op name
     steps: tuple[str, ...]
     dtypes: tuple[str, ...]
     shapes: tuple[dict, ...]                              # each a dict of named sizes
-    inputs: Callable[["Case"], dict[str, tuple[int, ...]]]  # names and shapes, in runner order
-    params: Callable[["Case"], list[int]]                 # runner params, in order
-    reference: Callable[["Case", dict], dict[str, Reference]]  # outputs, in runner order
+    # Input tensors and params by the names the runner op describes
+    # (struct ptl_op); the harness puts them in the runner's order.
+    inputs: Callable[["Case"], dict[str, tuple[int, ...]]]
+    params: Callable[["Case"], dict[str, int]]
+    # Outputs by the runner op's output names; the ones this case's step produces.
+    reference: Callable[["Case", dict], dict[str, Reference]]
     options: dict[str, tuple[int, ...]] = field(default_factory=dict)
     applies: Callable[["Case"], bool] = lambda case: True  # prune option combos per step
     cores: tuple[int, ...] = (1, 2, 3, 4, 7, 8)
@@ -52,6 +58,11 @@ class OpEntry:
     # Per-dtype factor on the error bound; each one must say why in a comment.
     tolerance_scale: dict[str, float] = field(default_factory=dict)
     known_failures: tuple[KnownFailure, ...] = ()
+    # Features of lib_c beyond the published API that a case uses (e.g.
+    # "hwc_depthwise", "dma_im2col"): a library without them fails these cases
+    # for lacking the feature, not for being wrong. They become pytest markers
+    # (feature_<name>) and --expect entries can name them.
+    features: Callable[["Case"], tuple[str, ...]] = lambda case: ()
 
     def cases(self) -> list["Case"]:
         out = []
@@ -94,6 +105,10 @@ class Case:
     def id(self) -> str:
         opts = "".join(f"-{k}{v}" for k, v in self.option_items)
         return f"{self.entry.name}-{self.dtype}-{self.step}-{self.shape_text}{opts}"
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(self.entry.features(self))
 
     @property
     def footprint(self) -> dict[str, int]:

@@ -1,19 +1,28 @@
-"""The matmul kernel index tables of the trainlib API (TRAINLIB_API.md)."""
+"""The matmul kernel index tables of the trainlib API, read from the one copy
+the harness keeps: runtime/include/ptl_kernels.def, which the runner compiles
+in and describes back (harness/runner_contract.py checks the two agree)."""
+from __future__ import annotations
 
-FP32_KERNELS = (
-    "mm", "mm_M", "mm_u2", "mm_unroll_1x2", "mm_unroll_1x4", "mm_unroll_1x8",
-    "mm_unroll_2x1", "mm_unroll_4x1", "mm_unroll_8x1", "mm_unroll_2x2", "mm_unroll_2x4",
-    "mm_unroll_4x2", "mm_unroll_4x4", "mm_M_u2", "mm_M_unroll_1x2", "mm_M_unroll_1x4",
-    "mm_M_unroll_1x8", "mm_M_unroll_2x1", "mm_M_unroll_4x1", "mm_M_unroll_8x1",
-    "mm_M_unroll_2x2", "mm_M_unroll_2x4", "mm_M_unroll_4x2", "mm_M_unroll_4x4",
-)
+import re
+from functools import lru_cache
+from pathlib import Path
 
-FP16_KERNELS = (
-    "mm_fp16", "mm_M_fp16", "mm_fp16_SIMD_2x4", "mm_fp16_SIMD_4x8", "mm_M_fp16_SIMD_2x4",
-    "mm_M_fp16_SIMD_4x8", "mm_fp16_unroll_2x1", "mm_fp16_unroll_4x1", "mm_fp16_unroll_8x1",
-)
+KERNELS_DEF = Path(__file__).parent / "runtime" / "include" / "ptl_kernels.def"
+_ENTRY = re.compile(r"^PTL_KERNEL\((\w+),\s*(\d+),\s*(\w+)\)\s*$", re.MULTILINE)
+
+
+@lru_cache(maxsize=None)
+def kernel_tables() -> dict[str, tuple[str, ...]]:
+    """{"fp32": names by index, "fp16": names by index}."""
+    tables: dict[str, list[str]] = {}
+    for table, index, name in _ENTRY.findall(KERNELS_DEF.read_text()):
+        names = tables.setdefault(table, [])
+        if int(index) != len(names):
+            raise ValueError(f"{KERNELS_DEF}: {table} kernel {name} has index {index}, expected {len(names)}")
+        names.append(name)
+    return {table: tuple(names) for table, names in tables.items()}
 
 
 def kernel_table(dtype: str) -> tuple[str, ...]:
-    return FP32_KERNELS if dtype == "fp32" else FP16_KERNELS
-
+    """The kernel names a dtype's mm_manager indexes (bf16 uses the FP16 table)."""
+    return kernel_tables()["fp32" if dtype == "fp32" else "fp16"]

@@ -58,6 +58,7 @@ class DecodedRun:
     crash: Crash | None = None
     complete: bool = False              # the END record arrived and matched
     console: list[str] = field(default_factory=list)   # unmarked lines
+    descriptions: list[str] = field(default_factory=list)  # DESCRIBE records (describe payload)
 
 
 def _records(output: bytes):
@@ -148,6 +149,8 @@ def _apply(run: DecodedRun, seq: int, kind: str, body: bytes) -> None:
             run.case_errors.append(message)
         else:
             _variant(run, index).errors.append(message)
+    elif kind == "D":
+        run.descriptions.append(body.decode("utf-8", "replace"))
     elif kind == "C":
         run.crash = Crash(*struct.unpack("<4I", body))
     elif kind == "Z":

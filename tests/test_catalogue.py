@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from harness.cases import Variant
-from harness.kernels import FP16_KERNELS, FP32_KERNELS, kernel_table
+from harness.kernels import kernel_table, kernel_tables
 from suite.catalogue.linalg import ENTRIES, LINEAR, MATMUL
 
 ALL_VARIANTS = [v for entry in ENTRIES for v in entry.variants()]
@@ -37,8 +37,10 @@ def test_every_matmul_kernel_meets_every_trans_B_and_core_count(dtype):
 
 
 def test_kernel_tables_have_24_fp32_and_9_fp16_kernels():
-    assert (len(FP32_KERNELS), len(FP16_KERNELS)) == (24, 9)
-    assert kernel_table("bf16") is FP16_KERNELS
+    tables = kernel_tables()
+    assert (len(tables["fp32"]), len(tables["fp16"])) == (24, 9)
+    assert tables["fp32"][12] == "mm_unroll_4x4" and tables["fp16"][3] == "mm_fp16_SIMD_4x8"
+    assert kernel_table("bf16") is tables["fp16"]
 
 
 def test_variant_kernel_name_rejects_an_index_outside_the_table():

@@ -41,9 +41,10 @@ def _inputs(c) -> dict[str, tuple[int, ...]]:
     return {"x": (s["C"], s["H"], s["W"]), "dy": _out_shape(c)}
 
 
-def _params(c) -> list[int]:
+def _params(c) -> dict[str, int]:
     s = c.shape
-    return [s["C"], s["H"], s["W"], s["Hk"], s["Wk"], s["Hs"], s["Ws"], STEPS.index(c.step)]
+    return {"C": s["C"], "H": s["H"], "W": s["W"], "Hker": s["Hk"], "Wker": s["Wk"],
+            "Hstride": s["Hs"], "Wstride": s["Ws"], "step": STEPS.index(c.step)}
 
 
 def _footprint(c, reads_x_in_bw: bool) -> dict[str, int]:
@@ -62,6 +63,7 @@ def _footprint(c, reads_x_in_bw: bool) -> dict[str, int]:
 def _entry(name: str, reference, reads_x_in_bw: bool) -> OpEntry:
     return OpEntry(
         name=name,
+        unit="pool",
         runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
         steps=STEPS,
         dtypes=("fp32", "fp16", "bf16"),

@@ -24,6 +24,8 @@ enum ptl_record_kind {
     PTL_REC_TENSOR = 'T',  /* u32 variant, u32 tensor, u32 dtype, u32 total, u32 first, u32 n, data */
     PTL_REC_ERROR = 'E',   /* u32 variant (0xffffffff: the case), i32 code, utf-8 text */
     PTL_REC_CRASH = 'C',   /* u32 hart, u32 cause, u32 epc, u32 tval */
+    PTL_REC_DESCRIBE = 'D', /* utf-8 text: "op <name>|<params>|<inputs>|<outputs>|<kernels>"
+                               or "kernels <table>|<names by index>" (describe payload) */
     PTL_REC_END = 'Z',     /* u32 records written before this one */
 };
 
@@ -45,6 +47,7 @@ void ptl_emit_variant(uint32_t variant, int32_t status, uint32_t region, uint64_
 void ptl_emit_tensor(uint32_t variant, uint32_t tensor, uint32_t dtype,
                      const void *data, uint32_t count);
 void ptl_emit_error(uint32_t variant, int32_t code, const char *text);
+void ptl_emit_describe(const char *text);
 void ptl_emit_crash(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval);
 void ptl_emit_end(void);
 

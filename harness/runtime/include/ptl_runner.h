@@ -34,6 +34,8 @@ struct ptl_variant {
     int32_t cores;
 };
 
+struct ptl_op;
+
 struct ptl_case {
     char op[32];
     uint32_t n_params;
@@ -42,6 +44,7 @@ struct ptl_case {
     struct ptl_tensor tensors[PTL_MAX_TENSORS];
     uint32_t n_variants;
     const struct ptl_variant *variants; /* unaligned-safe: copied on read */
+    const struct ptl_op *op_desc;       /* the op it runs: names its params and tensors */
 };
 
 /* Status codes of a variant (the VARIANT record), mirrored in harness/protocol.py. */
@@ -54,19 +57,47 @@ enum {
     PTL_ERR_UNKNOWN_OP = 5,
 };
 
-/* One operation the runner can execute. run() executes one variant: it
- * copies the inputs, calls the primitive between ptl_region_begin/end and
- * emits every output with ptl_emit_output(). */
+/* One operation the runner can execute, and its contract with the harness.
+ *
+ * The description is the one place the contract is written: the harness asks
+ * the runner for it (the describe payload, PTL_DESCRIBE_OP) once per build and
+ * orders the catalogue's named params and tensors by it, so a param or tensor
+ * name that the catalogue and the op do not share is an error before any case
+ * runs (harness/runner_contract.py).
+ *
+ *   name     "<family op>_<fp32|fp16>", e.g. "linear_fp32"
+ *   params   param names, space separated, in payload order
+ *   inputs   input tensor names, space separated, in payload order
+ *   outputs  output tensor names, space separated; the index of a name is the
+ *            tensor index the op emits it under (an op emits the subset its
+ *            step produces)
+ *   kernels  the matmul kernel table a variant's kernel index selects from
+ *            ("fp32" or "fp16", ptl_kernels.def), or "none" for direct code
+ *            that takes no kernel index (the variant's kernel must be 0)
+ *   run      executes one variant: copies the inputs, calls the primitive
+ *            between ptl_measure_begin/end and emits every output with
+ *            ptl_output_emit().
+ */
 struct ptl_op {
     const char *name;
+    const char *params;
+    const char *inputs;
+    const char *outputs;
+    const char *kernels;
     int (*run)(const struct ptl_case *c, struct ptl_variant v, uint32_t variant_index);
 };
 
-/* Operation tables, one per family source file, each ending with {0}. */
-extern const struct ptl_op ptl_ops_linalg[];
-extern const struct ptl_op ptl_ops_conv2d[];
-extern const struct ptl_op ptl_ops_pool[];
-extern const struct ptl_op ptl_ops_conv_dw_pw[];
+/* The op name of the describe payload: the runner then emits one DESCRIBE
+ * record per op and per kernel table, and runs nothing. */
+#define PTL_DESCRIBE_OP "ptl.describe"
+
+/* Op tables: each runner op source (runner/ops_<family>.c) is compiled once
+ * per dtype, with -DPTL_OP_FP=32 or 16 and -DPTL_OP_TABLE=ptl_ops_<family>_fp<N>
+ * (ptl_op_dtype.h), into a table of that name ending with {0}. The build
+ * compiles each (family, dtype) unit on its own, so a unit that does not
+ * compile or link against the library under test fails only its own cases,
+ * and it generates ptl_op_units[] from the units that built. */
+extern const struct ptl_op *const ptl_op_units[]; /* NULL-terminated */
 
 /* ---- Helpers for operation code -------------------------------------------- */
 
@@ -78,24 +109,36 @@ void ptl_measure_begin(uint32_t variant_index);
 void ptl_measure_end(uint32_t variant_index);
 extern uint32_t ptl_regions_measured;
 
-/* A fresh heap copy of input tensor i, checked against the expected dtype and
- * element count. NULL (and an ERROR record) when it does not match. */
-void *ptl_input_copy(const struct ptl_case *c, uint32_t i, uint32_t dtype,
-                     uint32_t count, uint32_t variant_index);
+/* Params, inputs and outputs are named as the op's description names them
+ * (struct ptl_op); the runner has already checked that the case carries as
+ * many params and tensors as the description lists. */
+
+/* The value of the param called `name`. A name the description lacks is a
+ * bug in the op: an ERROR record, and PTL_PARAM_MISSING. */
+#define PTL_PARAM_MISSING INT32_MIN
+int32_t ptl_param(const struct ptl_case *c, const char *name, uint32_t variant_index);
+/* A fresh heap copy of the input called `name`, checked against the expected
+ * dtype and element count. NULL (and an ERROR record) when it does not match. */
+void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint32_t count,
+                uint32_t variant_index);
 /* An output buffer of `count` elements, pre-filled with a NaN sentinel and
  * surrounded by guard words, so unwritten or overrun elements are caught. */
 void *ptl_output_alloc(uint32_t dtype, uint32_t count);
-/* Checks the guards, emits the tensor, frees the buffer. Returns PTL_OK or
- * PTL_ERR_GUARD. */
-int ptl_output_emit(uint32_t variant_index, uint32_t tensor_index, uint32_t dtype,
+/* Checks the guards, emits the buffer as the output called `name` (its index
+ * in the description's outputs), frees it. PTL_OK or PTL_ERR_GUARD. */
+int ptl_output_emit(const struct ptl_case *c, const char *name, uint32_t variant_index, uint32_t dtype,
                     void *buffer, uint32_t count);
 /* A work buffer handed to the primitive (im2col, transpose), NaN-filled and
  * guarded like an output: a read of an element it never wrote spoils the
  * outputs, an overrun is caught. ptl_scratch_release (NULL is fine) checks the
- * guards and frees it; PTL_OK, or PTL_ERR_GUARD with an ERROR record. */
+ * guards and frees it; PTL_OK, or PTL_ERR_GUARD with an ERROR record. It also
+ * frees an output buffer that is not emitted (an op giving up half-way). */
 void *ptl_scratch_alloc(uint32_t dtype, uint32_t count);
 int ptl_scratch_release(uint32_t variant_index, uint32_t dtype, void *buffer, uint32_t count);
-/* Rejects a case whose parameter count is not `expected`. */
-int ptl_expect_params(const struct ptl_case *c, uint32_t expected, uint32_t variant_index);
+
+/* Position of `word` in a space-separated list, or -1. */
+int ptl_word_index(const char *list, const char *word);
+/* Number of words in a space-separated list. */
+uint32_t ptl_word_count(const char *list);
 
 #endif /* PTL_RUNNER_H */

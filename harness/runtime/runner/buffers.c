@@ -1,4 +1,5 @@
 /* Input copies and guarded output buffers for the operation code. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,20 +27,73 @@ void ptl_measure_end(uint32_t variant_index)
     ptl_regions_measured++;
 }
 
-int ptl_expect_params(const struct ptl_case *c, uint32_t expected, uint32_t variant_index)
+uint32_t ptl_word_count(const char *list)
 {
-    if (c->n_params == expected)
-        return PTL_OK;
-    ptl_emit_error(variant_index, PTL_ERR_BAD_CASE, "wrong number of params for this op");
-    return PTL_ERR_BAD_CASE;
+    uint32_t n = 0;
+    for (const char *p = list; *p;) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        n++;
+        while (*p && *p != ' ')
+            p++;
+    }
+    return n;
 }
 
-void *ptl_input_copy(const struct ptl_case *c, uint32_t i, uint32_t dtype, uint32_t count,
-                     uint32_t variant_index)
+int ptl_word_index(const char *list, const char *word)
 {
-    if (i >= c->n_tensors || c->tensors[i].dtype != dtype || c->tensors[i].count != count) {
-        ptl_emit_error(variant_index, PTL_ERR_BAD_CASE,
-                       "input tensor missing or its dtype/size does not match the params");
+    size_t len = strlen(word);
+    int index = 0;
+    for (const char *p = list; *p;) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *end = p;
+        while (*end && *end != ' ')
+            end++;
+        if ((size_t)(end - p) == len && memcmp(p, word, len) == 0)
+            return index;
+        index++;
+        p = end;
+    }
+    return -1;
+}
+
+/* An ERROR record "<op>: <what> <name>" for a name the op's description lacks. */
+static void undescribed(const struct ptl_case *c, const char *what, const char *name, uint32_t vi)
+{
+    char text[128];
+    snprintf(text, sizeof text, "%s: the op's description has no %s named %s", c->op_desc->name, what, name);
+    ptl_emit_error(vi, PTL_ERR_BAD_CASE, text);
+}
+
+int32_t ptl_param(const struct ptl_case *c, const char *name, uint32_t variant_index)
+{
+    int i = ptl_word_index(c->op_desc->params, name);
+    if (i < 0 || (uint32_t)i >= c->n_params) {
+        undescribed(c, "param", name, variant_index);
+        return PTL_PARAM_MISSING;
+    }
+    return c->params[i];
+}
+
+void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint32_t count,
+                uint32_t variant_index)
+{
+    int i = ptl_word_index(c->op_desc->inputs, name);
+    if (i < 0 || (uint32_t)i >= c->n_tensors) {
+        undescribed(c, "input", name, variant_index);
+        return NULL;
+    }
+    if (c->tensors[i].dtype != dtype || c->tensors[i].count != count) {
+        char text[160];
+        snprintf(text, sizeof text, "%s: input %s has dtype %u and %u elements; the params call for dtype %u "
+                 "and %u", c->op_desc->name, name, (unsigned)c->tensors[i].dtype,
+                 (unsigned)c->tensors[i].count, (unsigned)dtype, (unsigned)count);
+        ptl_emit_error(variant_index, PTL_ERR_BAD_CASE, text);
         return NULL;
     }
     size_t bytes = (size_t)count * element_size(dtype);
@@ -90,11 +144,17 @@ static int guards_intact(void *buffer, uint32_t dtype, uint32_t count)
     return intact;
 }
 
-int ptl_output_emit(uint32_t variant_index, uint32_t tensor_index, uint32_t dtype, void *buffer,
-                    uint32_t count)
+int ptl_output_emit(const struct ptl_case *c, const char *name, uint32_t variant_index, uint32_t dtype,
+                    void *buffer, uint32_t count)
 {
+    int tensor_index = ptl_word_index(c->op_desc->outputs, name);
+    if (tensor_index < 0) {
+        undescribed(c, "output", name, variant_index);
+        ptl_scratch_release(variant_index, dtype, buffer, count);
+        return PTL_ERR_BAD_CASE;
+    }
     int intact = guards_intact(buffer, dtype, count);
-    ptl_emit_tensor(variant_index, tensor_index, dtype, buffer, count);
+    ptl_emit_tensor(variant_index, (uint32_t)tensor_index, dtype, buffer, count);
     free((uint32_t *)buffer - GUARD_WORDS);
     if (intact)
         return PTL_OK;

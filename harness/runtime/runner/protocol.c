@@ -126,6 +126,12 @@ void ptl_emit_error(uint32_t variant, int32_t code, const char *text)
     emit(PTL_REC_ERROR, body, 8 + len);
 }
 
+void ptl_emit_describe(const char *text)
+{
+    size_t len = strlen(text);
+    emit(PTL_REC_DESCRIBE, (const uint8_t *)text, len < MAX_BODY ? len : MAX_BODY);
+}
+
 void ptl_emit_crash(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval)
 {
     uint8_t body[16], *p = body;

@@ -6,6 +6,7 @@
  * writing framed records (ptl_protocol.h). The harness compares the outputs
  * on the host, so the runner never judges a result itself.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,12 +14,6 @@
 #include "ptl_platform.h"
 #include "ptl_runner.h"
 
-static const struct ptl_op *const op_tables[] = {
-    ptl_ops_linalg,
-    ptl_ops_conv2d,
-    ptl_ops_pool,
-    ptl_ops_conv_dw_pw,
-};
 
 static uint32_t read_u32(const uint8_t *p)
 {
@@ -100,10 +95,42 @@ static const char *parse_case(const uint8_t *payload, size_t len, struct ptl_cas
 
 static const struct ptl_op *find_op(const char *name)
 {
-    for (size_t t = 0; t < sizeof op_tables / sizeof op_tables[0]; t++)
-        for (const struct ptl_op *op = op_tables[t]; op->name; op++)
+    for (const struct ptl_op *const *unit = ptl_op_units; *unit; unit++)
+        for (const struct ptl_op *op = *unit; op->name; op++)
             if (strcmp(op->name, name) == 0)
                 return op;
+    return NULL;
+}
+
+/* The describe payload: one DESCRIBE record per op and per kernel table. */
+static void describe(void)
+{
+    static char text[1024];
+    for (const struct ptl_op *const *unit = ptl_op_units; *unit; unit++)
+        for (const struct ptl_op *op = *unit; op->name; op++) {
+            snprintf(text, sizeof text, "op %s|%s|%s|%s|%s", op->name, op->params, op->inputs,
+                     op->outputs, op->kernels);
+            ptl_emit_describe(text);
+        }
+    static const char *const tables[] = {"fp32", "fp16"};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        size_t used = (size_t)snprintf(text, sizeof text, "kernels %s|", tables[t]);
+#define PTL_KERNEL(table, index, name)                                                             \
+    if (strcmp(#table, tables[t]) == 0 && used < sizeof text)                                      \
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", index ? " " : "", #name);
+#include "ptl_kernels.def"
+#undef PTL_KERNEL
+        ptl_emit_describe(text);
+    }
+}
+
+/* Whether the case carries what the op's description lists. */
+static const char *check_shape(const struct ptl_case *c, const struct ptl_op *op)
+{
+    if (c->n_params != ptl_word_count(op->params))
+        return "the number of params is not the number the op describes";
+    if (c->n_tensors != ptl_word_count(op->inputs))
+        return "the number of input tensors is not the number the op describes";
     return NULL;
 }
 
@@ -132,7 +159,11 @@ int main(int argc, char **argv)
     }
 
     ptl_emit_begin(crc, c.n_variants);
+    if (strcmp(c.op, PTL_DESCRIBE_OP) == 0)
+        describe();
     const struct ptl_op *op = find_op(c.op);
+    const char *mismatch = op ? check_shape(&c, op) : NULL;
+    c.op_desc = op;
     for (uint32_t i = 0; i < c.n_variants; i++) {
         struct ptl_variant v = variant_at(&c, i);
         int status;
@@ -140,6 +171,12 @@ int main(int argc, char **argv)
         if (!op) {
             ptl_emit_error(i, PTL_ERR_UNKNOWN_OP, "the runner has no operation of this name");
             status = PTL_ERR_UNKNOWN_OP;
+        } else if (mismatch) {
+            ptl_emit_error(i, PTL_ERR_BAD_CASE, mismatch);
+            status = PTL_ERR_BAD_CASE;
+        } else if (strcmp(op->kernels, "none") == 0 && v.kernel != 0) {
+            ptl_emit_error(i, PTL_ERR_BAD_VARIANT, "this op takes no kernel index: the variant's kernel must be 0");
+            status = PTL_ERR_BAD_VARIANT;
         } else if (v.cores < 1 || v.cores > PTL_MAX_CORES) {
             ptl_emit_error(i, PTL_ERR_BAD_VARIANT, "core count outside 1..8");
             status = PTL_ERR_BAD_VARIANT;
