@@ -12,8 +12,12 @@ runner executes every selected variant of a case.
 """
 from __future__ import annotations
 
+import hashlib
+import inspect
 import itertools
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Callable
 
 from golden.bundle import Reference
@@ -145,3 +149,19 @@ class Variant:
 
     def known_failure(self) -> KnownFailure | None:
         return next((k for k in self.case.entry.known_failures if k.matches(self)), None)
+
+
+def entry_source_digest(entry: OpEntry) -> str:
+    """Hash of the source files of an entry's inputs, params and reference
+    code: a change there must regenerate its golden bundles."""
+    files = sorted({inspect.getsourcefile(fn) for fn in (entry.inputs, entry.params, entry.reference)} - {None})
+    return _files_digest(tuple(files))
+
+
+@lru_cache(maxsize=None)
+def _files_digest(files: tuple[str, ...]) -> str:
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(Path(name).name.encode())
+        digest.update(Path(name).read_bytes())
+    return digest.hexdigest()

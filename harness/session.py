@@ -17,12 +17,14 @@ from golden.bundle import BundleCache, ReferenceBundle
 from golden.formats import format_named
 from golden.inputs import uniform_inputs
 from harness import failures
+from harness.build_units import UnitReport, unit_of
 from harness.buildcache import BuildCache, digest_files
-from harness.cases import Case, Variant
+from harness.cases import Case, Variant, entry_source_digest
 from harness.compare import compare_tensor
 from harness.failures import CaseFailure
 from harness.payload import VariantSpec, encode_payload, payload_crc
 from harness.protocol import STATUS_GUARD, DecodedRun, TransportError, decode_records
+from harness.runner_contract import CaseLayout, RunnerContract
 from harness.target import BuildConfig, BuildError, LibrarySource, RawRun, Target
 
 GOLDEN_SEED = 20261122
@@ -54,6 +56,15 @@ def fp16_format_of(dtype: str) -> str:
     return "fp16" if dtype == "fp16" else "bf16"
 
 
+@dataclass(frozen=True)
+class Artefact:
+    """A built runner: where it is, which op units it holds, and their contract."""
+
+    path: Path
+    units: UnitReport
+    contract: RunnerContract
+
+
 class Session:
     def __init__(self, target: Target, library: Path, cache_dir: Path, sanitize: str | None = None,
                  timeout: float = 60.0, l1_bytes: int | None = None):
@@ -65,7 +76,7 @@ class Session:
         self.golden = BundleCache(Path(cache_dir) / "golden")
         self.builds = BuildCache(Path(cache_dir))
         self.workdir = Path(tempfile.mkdtemp(prefix="ptl-run-"))
-        self._artefacts: dict[str, Path | CaseFailure] = {}
+        self._artefacts: dict[str, Artefact | CaseFailure] = {}
         self._results: dict[Case, dict[Variant, VariantResult]] = {}
         self.runs = 0
 
@@ -76,9 +87,13 @@ class Session:
             fmt = format_named(case.dtype)
             inputs = uniform_inputs(case.entry.inputs(case), fmt, GOLDEN_SEED)
             return ReferenceBundle(inputs, case.entry.reference(case, inputs))
-        return self.golden.get(case.description(), compute)
+        # The key holds everything the bundle depends on besides golden/*.py
+        # and torch (BundleCache adds those): the case, the seed and the
+        # catalogue code that shapes the inputs and calls the reference.
+        key = dict(case.description(), seed=GOLDEN_SEED, catalogue=entry_source_digest(case.entry))
+        return self.golden.get(key, compute)
 
-    def artefact_for(self, dtype: str) -> Path:
+    def artefact_for(self, dtype: str) -> Artefact:
         """The runner built for the format a dtype needs; a failed build is
         remembered, so every case of that configuration fails at once."""
         fmt = fp16_format_of(dtype)
@@ -89,17 +104,59 @@ class Session:
             raise artefact
         return artefact
 
-    def _build(self, fp16_format: str) -> Path | CaseFailure:
+    def build_summary(self) -> list[str]:
+        """One line per built configuration: which op units and library files
+        built and which did not (the run's header and summary show it)."""
+        lines = []
+        for fmt, artefact in sorted(self._artefacts.items()):
+            if isinstance(artefact, CaseFailure):
+                lines.append(f"{fmt}: the build failed: {artefact.message.splitlines()[0]}")
+                continue
+            units = artefact.units
+            line = f"{fmt}: built {', '.join(units.built) or 'nothing'}"
+            if units.failed:
+                line += f"; NOT built: {', '.join(sorted(units.failed))}"
+            if units.library_failed:
+                line += f"; library files that do not compile: {', '.join(sorted(units.library_failed))}"
+            lines.append(line)
+        return lines
+
+    def _build(self, fp16_format: str) -> Artefact | CaseFailure:
         try:
             config = BuildConfig(LibrarySource.at(self.library_path), fp16_format, self.sanitize)
             material = dict(self.target.build_material(config),
                             sources=digest_files(self.target.source_roots(config)))
-            return self.builds.get(material, lambda out: self.target.build(config, out))
+
+            def build(out: Path) -> None:
+                self.target.build(config, out).save(out)
+                RunnerContract.describe(self.target, out)
+
+            path = self.builds.get(material, build)
+            return Artefact(path, UnitReport.load(path), RunnerContract.load(path))
         except BuildError as exc:
             return CaseFailure(failures.BUILD, f"building {self.library_path} for {self.target.name} "
                                                f"({fp16_format}) failed:\n{exc}")
         except CaseFailure as exc:
             return exc
+
+    def layout_for(self, case: Case, artefact: Artefact, bundle: ReferenceBundle) -> CaseLayout:
+        """The case as its runner op takes it, or the classified reason it
+        cannot run: its unit did not build, or catalogue and op disagree."""
+        unit = unit_of(case.entry.unit, case.dtype)
+        where = f"case: {case.id} (runner unit {unit}, target {self.target.name})"
+        if unit in artefact.units.failed:
+            raise CaseFailure(failures.BUILD, f"runner unit {unit} did not build against {self.library_path}:\n"
+                                              f"{artefact.units.failed[unit]}\n{where}")
+        if unit not in artefact.units.built:
+            raise CaseFailure(failures.BAD_CASE, f"catalogue entry {case.entry.name} names runner unit "
+                                                 f"{case.entry.unit!r}, but there is no runtime/runner/ops_"
+                                                 f"{case.entry.unit}.c\n{where}")
+        op = case.entry.runner_op(case.dtype)
+        if op not in artefact.contract.ops:
+            raise CaseFailure(failures.BAD_CASE, f"runner unit {unit} has no op {op!r}; it has "
+                                                 f"{sorted(artefact.contract.ops)}\n{where}")
+        return artefact.contract.layout(op, case.entry.params(case), bundle.inputs, bundle.outputs,
+                                        case.entry.kernel_names(case.dtype), where)
 
     # ---- the path of a case ----------------------------------------------------
 
@@ -115,16 +172,17 @@ class Session:
             self._check_fits(case, variants)
             bundle = self.bundle_for(case)
             artefact = self.artefact_for(case.dtype)
+            layout = self.layout_for(case, artefact, bundle)
         except CaseFailure as failure:
             return {v: VariantResult(v, failure) for v in variants}
         fmt = format_named(case.dtype)
         payload = encode_payload(
-            case.entry.runner_op(case.dtype), case.entry.params(case),
-            [fmt.to_bits(bundle.inputs[name]) for name in case.entry.inputs(case)],
+            case.entry.runner_op(case.dtype), layout.params,
+            [fmt.to_bits(bundle.inputs[name]) for name in layout.input_names],
             [VariantSpec(v.kernel, v.cores) for v in variants])
         workdir = Path(tempfile.mkdtemp(dir=self.workdir))
         try:
-            raw = self.target.run(artefact, payload, self.timeout, workdir)
+            raw = self.target.run(artefact.path, payload, self.timeout, workdir)
         except CaseFailure as failure:
             return {v: VariantResult(v, failure) for v in variants}
         self.runs += 1
@@ -133,7 +191,7 @@ class Session:
         except TransportError as exc:
             failure = CaseFailure(failures.TRANSPORT, f"{exc}\n{_tail(raw)}")
             return {v: VariantResult(v, failure) for v in variants}
-        return {v: self._judge(v, i, decoded, raw, bundle) for i, v in enumerate(variants)}
+        return {v: self._judge(v, i, decoded, raw, bundle, layout) for i, v in enumerate(variants)}
 
     def _check_fits(self, case: Case, variants: list[Variant]) -> None:
         caps = self.target.capabilities
@@ -150,7 +208,7 @@ class Session:
                                                 f"the case asks for {max(too_many)}")
 
     def _judge(self, variant: Variant, index: int, run: DecodedRun, raw: RawRun,
-               bundle: ReferenceBundle) -> VariantResult:
+               bundle: ReferenceBundle, layout: CaseLayout) -> VariantResult:
         where = variant.describe(self.target.name)
         if index >= len(run.variants) or run.variants[index].status is None:
             return VariantResult(variant, self._missing_result(index, run, raw, where))
@@ -164,7 +222,8 @@ class Session:
         scale = variant.case.entry.tolerance_scale.get(variant.case.dtype, 1.0)
         result = VariantResult(variant, counters=self._counters(out, raw))
         reports, ulps, means, ratios = [], [], [], []
-        for tensor_index, (name, reference) in enumerate(bundle.outputs.items()):
+        for name, reference in bundle.outputs.items():
+            tensor_index = layout.output_names.index(name)
             if tensor_index not in out.tensors:
                 result.failure = CaseFailure(failures.TRANSPORT, f"output tensor {name} never arrived\n{where}")
                 return result

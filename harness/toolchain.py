@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 RISCV_GCC = "riscv64-unknown-elf-gcc"
+RISCV_AR = "riscv64-unknown-elf-ar"
 QEMU = "qemu-system-riscv32"
 CLANG = "clang"
 HOST_CC = os.environ.get("PTL_HOST_CC", "gcc")

@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
-                            compile_command, run_command, tool_version)
+from harness.build_units import Toolchain, UnitReport, build_runner
+from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, run_command,
+                            tool_version)
 
 SANITIZERS = {"address,undefined", "thread"}
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
@@ -37,15 +38,27 @@ class HostTarget(Target):
         return {"target": self.name, "cc": tool_version([self.compiler, "--version"]),
                 "flags": self.flags(config)}
 
-    def build(self, config: BuildConfig, outdir: Path, embedded_payload: Path | None = None) -> None:
-        """With embedded_payload (a C file from payload_as_c_source) the
-        payload is compiled in, as per-case embedded flows do."""
-        extra = [str(embedded_payload), "-DPTL_EMBEDDED_PAYLOAD"] if embedded_payload else []
-        includes = [f"-I{RUNTIME_DIR / 'include'}"] + [f"-I{d}" for d in config.library.include_dirs]
-        sources = [*sorted((RUNTIME_DIR / "runner").glob("*.c")), *sorted((RUNTIME_DIR / "host").glob("*.c")),
-                   *config.library.sources]
-        compile_command([self.compiler, *self.flags(config), *includes, *map(str, sources), *extra,
-                         "-o", str(outdir / "runner"), "-lm"])
+    def toolchain(self, config: BuildConfig) -> Toolchain:
+        flags = self.flags(config)
+        includes = [f"-I{RUNTIME_DIR / 'include'}"]
+        return Toolchain(
+            compile=lambda source, obj, extra: [self.compiler, *flags, *includes, *extra, "-c", str(source),
+                                                "-o", str(obj)],
+            archive=lambda archive, objects: ["ar", "rcs", str(archive), *map(str, objects)],
+            link=lambda objects, out: [self.compiler, *flags, *map(str, objects), "-o", str(out), "-lm"])
+
+    def build(self, config: BuildConfig, outdir: Path, embedded_payload: Path | None = None) -> UnitReport:
+        """Runner plus library, op unit by op unit (harness/build_units.py).
+        With embedded_payload (a C file from payload_as_c_source) the payload
+        is compiled in, as per-case embedded flows do."""
+        extra = sorted((RUNTIME_DIR / "host").glob("*.c"))
+        toolchain = self.toolchain(config)
+        if embedded_payload:
+            base = toolchain.compile
+            toolchain = Toolchain(lambda s, o, x: base(s, o, [*x, "-DPTL_EMBEDDED_PAYLOAD"]), toolchain.archive,
+                                  toolchain.link)
+            extra.append(Path(embedded_payload))
+        return build_runner(toolchain, config.library, extra, outdir / "runner", outdir / "obj")
 
     def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
         """payload None runs an artefact built with an embedded payload."""

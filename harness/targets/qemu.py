@@ -32,6 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness import toolchain
+from harness.build_units import Toolchain, UnitReport, build_runner
 from harness.failures import NOT_FIT, CaseFailure
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
                             compile_command, tool_version)
@@ -131,45 +132,48 @@ class QemuTarget(Target):
 
     # ---- build ----------------------------------------------------------------------
 
-    def build(self, config: BuildConfig, outdir: Path, embedded_payload: Path | None = None) -> None:
-        """With embedded_payload (a C file from payload_as_c_source) the
-        payload is compiled in; one placed by the loader still wins."""
+    def build(self, config: BuildConfig, outdir: Path, embedded_payload: Path | None = None) -> UnitReport:
+        """The runner and the library, op unit by op unit (harness/build_units.py).
+        With embedded_payload (a C file from payload_as_c_source) the payload
+        is compiled in; one placed by the loader still wins."""
         if config.sanitize:
             raise BuildError("sanitizers exist on the host target only; drop --sanitize or use --target host")
-        sources = [*sorted((RUNTIME_DIR / "runner").glob("*.c")), *config.library.sources]
-        defines = []
-        if embedded_payload:
-            sources.append(Path(embedded_payload))
-            defines.append("-DPTL_EMBEDDED_PAYLOAD")
-        self.build_program(sources, config.fp16_format, outdir,
-                           include_dirs=list(config.library.include_dirs), extra_flags=defines)
+        self._check_format(config.fp16_format)
+        extra_flags = ["-DPTL_EMBEDDED_PAYLOAD"] if embedded_payload else []
+        core = [p for p in runtime_sources() if p.suffix == ".c"] + ([Path(embedded_payload)] if embedded_payload else [])
+        report = build_runner(self.toolchain(config.fp16_format, extra_flags), config.library, core,
+                              outdir / ELF_NAME, outdir / "obj")
+        self._finish(config.fp16_format, outdir)
+        return report
 
     def build_program(self, sources: list[Path], fp16_format: str, outdir: Path,
                       include_dirs: list[Path] = (), extra_flags: list[str] = ()) -> None:
-        """Any program on the QEMU runtime (the runner, or a runtime test):
-        outdir gets runner.elf, the counting plugin and a manifest."""
+        """Any program on the QEMU runtime, every file required (a runtime
+        test): outdir gets runner.elf, the counting plugin and a manifest."""
+        self._check_format(fp16_format)
+        toolchain = self.toolchain(fp16_format, [*extra_flags, *(f"-I{d}" for d in include_dirs)])
+        objdir = outdir / "obj"
+        objdir.mkdir(parents=True, exist_ok=True)
+        c_sources = [*(p for p in runtime_sources() if p.suffix == ".c"), *map(Path, sources)]
+        objects = [objdir / f"{i:03d}_{source.stem}.o" for i, source in enumerate(c_sources)]
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            for future in [pool.submit(compile_command, toolchain.compile(src, obj, []))
+                           for src, obj in zip(c_sources, objects)]:
+                future.result()  # re-raises the first BuildError
+        compile_command(toolchain.link(objects, outdir / ELF_NAME))
+        self._finish(fp16_format, outdir)
+
+    def _check_format(self, fp16_format: str) -> None:
         if fp16_format not in self.capabilities.fp16_formats:
             raise BuildError(f"the QEMU target cannot build {fp16_format}: "
                              f"{toolchain.check_clang_zfh() or 'unknown format'}. "
                              f"Install clang: {' '.join(toolchain.apt_command(['clang']))}")
-        outdir.mkdir(parents=True, exist_ok=True)
-        includes = [f"-I{QEMU_RUNTIME}", f"-I{RUNTIME_DIR / 'include'}", *(f"-I{d}" for d in include_dirs)]
-        flags = [*self.cflags(fp16_format), *extra_flags, *includes]
-        c_sources = [*(p for p in runtime_sources() if p.suffix == ".c"), *map(Path, sources)]
-        link = [toolchain.RISCV_GCC, *GCC_ARCH, "--specs=picolibc.specs", "-nostartfiles",
-                "-T", str(LINK_SCRIPT), f"-I{QEMU_RUNTIME}", "-o", str(outdir / ELF_NAME),
-                str(QEMU_RUNTIME / "start.S")]
-        objects = self._compile(c_sources, fp16_format, flags, outdir / "obj")
-        compile_command([*link, *map(str, objects), "-lm"])
-        compile_command([toolchain.HOST_CC, "-shared", "-fPIC", "-O2", "-o", str(outdir / PLUGIN_NAME),
-                         str(PLUGIN_SOURCE)])
-        cpu = "rv32,d=false" + (",Zfh=true" if fp16_format == "fp16" else "")
-        (outdir / MANIFEST_NAME).write_text(json.dumps({"cpu": cpu, "fp16_format": fp16_format}))
 
-    @staticmethod
-    def _compile(sources: list[Path], fp16_format: str, flags: list[str], objdir: Path) -> list[Path]:
-        """Compiles each C file on its own, in parallel: GCC with picolibc's
-        specs, or (IEEE fp16) clang with picolibc's headers passed in."""
+    def toolchain(self, fp16_format: str, extra_flags: list[str] = ()) -> Toolchain:
+        """GCC with picolibc's specs, or (IEEE fp16) clang with picolibc's
+        headers passed in; always linked by the GCC driver (lld 14 cannot
+        link against picolibc)."""
+        flags = [*self.cflags(fp16_format), *extra_flags, f"-I{QEMU_RUNTIME}", f"-I{RUNTIME_DIR / 'include'}"]
         if fp16_format == "fp16":
             include = toolchain.picolibc_include()
             if include is None:
@@ -177,13 +181,19 @@ class QemuTarget(Target):
             compiler = [toolchain.CLANG, *flags, "-isystem", str(include)]
         else:
             compiler = [toolchain.RISCV_GCC, "--specs=picolibc.specs", *flags]
-        objdir.mkdir(parents=True, exist_ok=True)
-        objects = [objdir / f"{i:03d}_{source.stem}.o" for i, source in enumerate(sources)]
-        jobs = [[*compiler, "-c", str(source), "-o", str(obj)] for source, obj in zip(sources, objects)]
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            for future in [pool.submit(compile_command, job) for job in jobs]:
-                future.result()  # re-raises the first BuildError
-        return objects
+        link = [toolchain.RISCV_GCC, *GCC_ARCH, "--specs=picolibc.specs", "-nostartfiles",
+                "-T", str(LINK_SCRIPT), f"-I{QEMU_RUNTIME}", str(QEMU_RUNTIME / "start.S")]
+        return Toolchain(
+            compile=lambda source, obj, extra: [*compiler, *extra, "-c", str(source), "-o", str(obj)],
+            archive=lambda archive, objects: [toolchain.RISCV_AR, "rcs", str(archive), *map(str, objects)],
+            link=lambda objects, out: [*link, *map(str, objects), "-o", str(out), "-lm"])
+
+    def _finish(self, fp16_format: str, outdir: Path) -> None:
+        """The counting plugin and the manifest next to the ELF."""
+        compile_command([toolchain.HOST_CC, "-shared", "-fPIC", "-O2", "-o", str(outdir / PLUGIN_NAME),
+                         str(PLUGIN_SOURCE)])
+        cpu = "rv32,d=false" + (",Zfh=true" if fp16_format == "fp16" else "")
+        (outdir / MANIFEST_NAME).write_text(json.dumps({"cpu": cpu, "fp16_format": fp16_format}))
 
     # ---- run ------------------------------------------------------------------------
 

@@ -1,0 +1,212 @@
+"""Builds the runner so that one broken file fails only the cases that need it.
+
+A library under test may hold sources that do not compile, and it may lack a
+struct field that one runner op needs. Neither may take the whole suite down.
+So the runner is built from separately compiled pieces:
+
+- the runner core and the target's runtime: our own code, which must build;
+- each library source on its own, into a static archive: the linker then
+  pulls in only what the ops that are linked need;
+- each op unit, runtime/runner/ops_<unit>.c compiled once per dtype
+  (ptl_op_dtype.h), against the library's headers.
+
+A unit that does not compile, or that needs a symbol of a library source that
+did not compile, is left out of the runner and named in units.json with the
+first compiler or linker error. The runner's op list (ptl_op_units[]) is
+generated from the units that built. The session turns a missing unit into a
+`build` failure of exactly the cases of that unit and dtype.
+
+The warnings that mean the runner and the library disagree about the API are
+errors in the op units (API_ERRORS): a field filled with the wrong type or a
+prototype that does not match must not compile into a wrong test.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from harness.target import RUNTIME_DIR, BuildError, LibrarySource
+
+RUNNER_DIR = RUNTIME_DIR / "runner"
+UNIT_MANIFEST = "units.json"
+UNIT_DTYPES = {"fp32": 32, "fp16": 16}
+# Warnings that signal an API mismatch between the runner and the library.
+API_ERRORS = ["-Werror=int-conversion", "-Werror=incompatible-pointer-types",
+              "-Werror=implicit-function-declaration", "-Werror=implicit-int"]
+# Library code calling a function it never declared gets the wrong ABI for
+# float arguments: an error there too.
+LIBRARY_ERRORS = ["-Werror=implicit-function-declaration"]
+FORCED_INCLUDE = RUNTIME_DIR / "include" / "ptl_toolchain_types.h"
+_UNDEFINED = re.compile(r"undefined reference to [`'‘]([^'’`]+)['’]")
+STORAGE_ONLY_HINT = ("this compiler has no arithmetic type for the library's 16-bit format, so the harness gives "
+                     "it a storage-only type; a library that computes in that type cannot be tested with this "
+                     "toolchain (README: Testing a PULP-TrainLib checkout)")
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """How a target compiles, archives and links one build configuration."""
+
+    compile: Callable[[Path, Path, list[str]], list[str]]  # (source, object, extra flags) -> argv
+    archive: Callable[[Path, list[Path]], list[str]]        # (archive, objects) -> argv
+    link: Callable[[list[Path], Path], list[str]]           # (objects and archives, output) -> argv
+
+
+@dataclass
+class UnitReport:
+    """What built, and why the rest did not; saved as units.json in the artefact."""
+
+    built: list[str] = field(default_factory=list)                   # "linalg/fp32", ...
+    failed: dict[str, str] = field(default_factory=dict)             # unit -> reason
+    library_failed: dict[str, str] = field(default_factory=dict)     # library file -> first error
+
+    def save(self, outdir: Path) -> None:
+        (outdir / UNIT_MANIFEST).write_text(json.dumps(
+            {"built": self.built, "failed": self.failed, "library_failed": self.library_failed}, indent=1))
+
+    @classmethod
+    def load(cls, artefact: Path) -> "UnitReport":
+        data = json.loads((artefact / UNIT_MANIFEST).read_text())
+        return cls(data["built"], data["failed"], data["library_failed"])
+
+
+def unit_of(family: str, dtype: str) -> str:
+    """The build unit that runs a family's cases of a dtype (bf16 runs the FP16 code)."""
+    return f"{family}/{'fp32' if dtype == 'fp32' else 'fp16'}"
+
+
+def op_unit_sources() -> dict[str, Path]:
+    return {path.stem[len("ops_"):]: path for path in sorted(RUNNER_DIR.glob("ops_*.c"))}
+
+
+def core_runner_sources() -> list[Path]:
+    return [path for path in sorted(RUNNER_DIR.glob("*.c")) if not path.stem.startswith("ops_")]
+
+
+def forced_include() -> list[str]:
+    return ["-include", str(FORCED_INCLUDE)] if FORCED_INCLUDE.exists() else []
+
+
+def first_error(output: str, source: Path | None = None) -> str:
+    """The first error of a compiler or linker output, with the lines that show
+    where, shortened to what a failure message can carry."""
+    lines = output.strip().splitlines()
+    start = next((i for i, line in enumerate(lines) if "error" in line.lower() or "undefined reference" in line),
+                 0)
+    shown = "\n".join(line[:240] for line in lines[start:start + 3])
+    if "storage_only" in shown:
+        shown += f"\n({STORAGE_ONLY_HINT})"
+    return shown or "(no compiler output)"
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    except FileNotFoundError:
+        raise BuildError(f"tool not found: {argv[0]}") from None
+
+
+def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[Path], output: Path,
+                 objdir: Path) -> UnitReport:
+    """Compiles and links the runner at `output`; returns what built and what not.
+    Raises BuildError only when our own code (core, runtime) does not build or
+    no op unit at all could be linked."""
+    objdir.mkdir(parents=True, exist_ok=True)
+    report = UnitReport()
+    include_flags = [f"-I{d}" for d in library.include_dirs]
+    core_jobs = {src: [] for src in [*core_runner_sources(), *extra_core]}
+    library_jobs = {src: [*include_flags, *forced_include(), *LIBRARY_ERRORS] for src in library.sources}
+    unit_jobs = {}
+    for unit, source in op_unit_sources().items():
+        for dtype, bits in UNIT_DTYPES.items():
+            table = f"ptl_ops_{unit}_{dtype}"
+            unit_jobs[f"{unit}/{dtype}"] = (source, [*include_flags, *forced_include(), *API_ERRORS,
+                                                     f"-DPTL_OP_FP={bits}", f"-DPTL_OP_TABLE={table}"], table)
+
+    jobs = [(f"core/{src.name}", src, flags) for src, flags in core_jobs.items()]
+    jobs += [(f"lib/{src.name}", src, flags) for src, flags in library_jobs.items()]
+    jobs += [(f"unit/{name}", src, flags) for name, (src, flags, _) in unit_jobs.items()]
+    objects = {key: objdir / f"{i:03d}_{key.replace('/', '_')}.o" for i, (key, _, _) in enumerate(jobs)}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = dict(zip([key for key, _, _ in jobs], pool.map(
+            lambda job: _run(toolchain.compile(job[1], objects[job[0]], job[2])), jobs)))
+
+    for key, result in results.items():
+        if result.returncode == 0:
+            continue
+        kind, name = key.split("/", 1)
+        message = first_error(result.stderr or result.stdout)
+        if kind == "core":
+            raise BuildError(f"the runner's own {name} does not compile:\n{message}")
+        if kind == "lib":
+            report.library_failed[name] = message
+        else:
+            report.failed[name] = f"{unit_jobs[name][0].name} does not compile against the library:\n{message}"
+
+    archive = objdir / "libtrainlib.a"
+    archive.unlink(missing_ok=True)
+    library_objects = [objects[f"lib/{s.name}"] for s in library.sources if s.name not in report.library_failed]
+    if library_objects:
+        result = _run(toolchain.archive(archive, library_objects))
+        if result.returncode != 0:
+            raise BuildError(f"archiving the library failed:\n{first_error(result.stderr)}")
+    core_objects = [objects[f"core/{src.name}"] for src in core_jobs]
+    candidates = [name for name in unit_jobs if name not in report.failed]
+
+    def link(units: list[str], out: Path) -> subprocess.CompletedProcess:
+        table = _unit_table_object(toolchain, [unit_jobs[u][2] for u in units], objdir, out.name)
+        unit_objects = [objects[f"unit/{u}"] for u in units]
+        return _run(toolchain.link([*core_objects, table, *unit_objects, *([archive] if library_objects else [])],
+                                   out))
+
+    result = link(candidates, output)
+    if result.returncode != 0:
+        # Find the units that cannot link, one trial link each.
+        for unit in list(candidates):
+            trial = link([unit], objdir / f"trial_{unit.replace('/', '_')}")
+            if trial.returncode != 0:
+                candidates.remove(unit)
+                report.failed[unit] = _link_failure(unit_jobs[unit][0], trial.stderr, library, report)
+        result = link(candidates, output)
+        if result.returncode != 0:
+            raise BuildError(f"linking the runner failed:\n{first_error(result.stderr)}")
+    report.built = candidates
+    return report
+
+
+def _unit_table_object(toolchain: Toolchain, tables: list[str], objdir: Path, tag: str) -> Path:
+    """ptl_op_units[]: the op tables of the units linked into this runner."""
+    source = objdir / f"op_units_{tag}.c"
+    lines = ['#include "ptl_runner.h"', *(f"extern const struct ptl_op {t}[];" for t in tables),
+             "const struct ptl_op *const ptl_op_units[] = {", *(f"    {t}," for t in tables), "    0,", "};"]
+    source.write_text("\n".join(lines) + "\n")
+    obj = source.with_suffix(".o")
+    result = _run(toolchain.compile(source, obj, []))
+    if result.returncode != 0:
+        raise BuildError(f"the generated op list does not compile:\n{first_error(result.stderr)}")
+    return obj
+
+
+def _link_failure(source: Path, output: str, library: LibrarySource, report: UnitReport) -> str:
+    """Why a unit does not link: its undefined symbols, and the library sources
+    that mention them but did not compile."""
+    missing = sorted(set(_UNDEFINED.findall(output)))
+    if not missing:
+        return f"{source.name} does not link against the library:\n{first_error(output)}"
+    lines = [f"{source.name} does not link: undefined reference to {', '.join(missing[:6])}"
+             + (" ..." if len(missing) > 6 else "")]
+    for path in library.sources:
+        if path.name in report.library_failed:
+            text = path.read_text(errors="replace")
+            if any(re.search(rf"\b{re.escape(symbol)}\b", text) for symbol in missing):
+                lines.append(f"{path.name}, which defines or uses it, did not compile:\n"
+                             f"{report.library_failed[path.name]}")
+    if len(lines) == 1:
+        lines.append("no library source defines it: the library lacks this function")
+    return "\n".join(lines)
