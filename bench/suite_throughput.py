@@ -58,9 +58,11 @@ def per_case_rate(target_name: str, sample: int, seed: int = 1) -> tuple[int, fl
         print(f"  per-case build and run {number}/{sample}: {variant.id}", flush=True)
         case = variant.case
         bundle = session.bundle_for(case)
+        # The runner's description orders the params and tensors (from the suite's build).
+        layout = session.layout_for(case, session.artefact_for(case.dtype), bundle)
         fmt = format_named(case.dtype)
-        payload = encode_payload(case.entry.runner_op(case.dtype), case.entry.params(case),
-                                 [fmt.to_bits(bundle.inputs[n]) for n in case.entry.inputs(case)],
+        payload = encode_payload(case.entry.runner_op(case.dtype), layout.params,
+                                 [fmt.to_bits(bundle.inputs[n]) for n in layout.input_names],
                                  [VariantSpec(variant.kernel, variant.cores)])
         with tempfile.TemporaryDirectory() as tmp:
             source = Path(tmp) / "payload_data.c"
