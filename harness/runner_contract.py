@@ -83,10 +83,13 @@ class RunnerContract:
         if contract.kernel_tables != kernel_tables():
             raise CaseFailure(failures.BUILD, f"the runner's kernel tables {contract.kernel_tables} are not "
                                               f"harness/kernels.py's {kernel_tables()}: a stale artefact?")
-        (artefact / CONTRACT_FILE).write_text(json.dumps(
-            {"ops": {n: [list(o.params), list(o.inputs), list(o.outputs), o.kernels] for n, o in contract.ops.items()},
-             "kernels": {t: list(names) for t, names in contract.kernel_tables.items()}}, indent=1))
+        contract.save(artefact)
         return contract
+
+    def save(self, artefact: Path) -> None:
+        (artefact / CONTRACT_FILE).write_text(json.dumps(
+            {"ops": {n: [list(o.params), list(o.inputs), list(o.outputs), o.kernels] for n, o in self.ops.items()},
+             "kernels": {t: list(names) for t, names in self.kernel_tables.items()}}, indent=1))
 
     @classmethod
     def load(cls, artefact: Path) -> "RunnerContract":

@@ -1,0 +1,105 @@
+"""harness/build_units.py and the session: one broken library file fails only
+the cases that need it, named and explained; the golden key holds the seed
+and the catalogue code."""
+import shutil
+
+import pytest
+
+from harness import failures, session as session_module
+from harness.build_units import UnitReport, first_error
+from harness.session import Session
+from harness.target import DEFAULT_LIBRARY
+from harness.targets.host import HostTarget
+from suite.catalogue.pool import MAXPOOL
+
+
+def case_of(entry, dtype):
+    return next(c for c in entry.cases() if c.dtype == dtype and c.step == "fw")
+
+
+@pytest.fixture(scope="module")
+def broken_library(tmp_path_factory):
+    """lib_c with its FP16 pooling source broken."""
+    root = tmp_path_factory.mktemp("lib") / "lib_c"
+    shutil.copytree(DEFAULT_LIBRARY, root)
+    source = root / "sources" / "pulp_pooling_fp16.c"
+    source.write_text(source.read_text() + "\nint this_is_not_c = ;\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def broken_session(broken_library, tmp_path_factory):
+    return Session(HostTarget(), broken_library, tmp_path_factory.mktemp("cache"))
+
+
+def test_a_library_file_that_does_not_compile_fails_only_its_unit(broken_session):
+    artefact = broken_session.artefact_for("bf16")
+    units = UnitReport.load(artefact.path)
+    assert "pool/fp16" in units.failed and "pool/fp32" in units.built
+    assert {"linalg/fp32", "linalg/fp16"} <= set(units.built)
+    assert "pulp_pooling_fp16.c" in units.library_failed
+    # The unit's reason names the symbols it misses and the file that did not compile, with its error.
+    reason = units.failed["pool/fp16"]
+    assert "undefined reference to pulp_" in reason and "pulp_pooling_fp16.c" in reason and "error" in reason
+
+
+def test_cases_of_the_failed_unit_are_build_failures_and_the_others_pass(broken_session):
+    fp16_case, fp32_case = case_of(MAXPOOL, "bf16"), case_of(MAXPOOL, "fp32")
+    results = broken_session.results_for(fp16_case, [v for v in MAXPOOL.variants() if v.case == fp16_case])
+    assert results
+    for result in results.values():
+        assert result.failure.kind == failures.BUILD
+        assert "runner unit pool/fp16 did not build" in result.failure.message
+    results = broken_session.results_for(fp32_case, [v for v in MAXPOOL.variants() if v.case == fp32_case])
+    assert results and all(r.passed for r in results.values())
+
+
+def test_the_build_summary_names_what_was_built_and_what_not(broken_session):
+    broken_session.artefact_for("bf16")
+    (line,) = broken_session.build_summary()
+    built, not_built = line.split("; NOT built: ")
+    assert built.startswith("bf16: built ") and "pool/fp32" in built
+    assert "pool/fp16" in not_built
+    assert "library files that do not compile: pulp_pooling_fp16.c" in line
+
+
+def test_first_error_keeps_the_error_line_and_explains_storage_only_types():
+    output = ("a.c: In function 'f':\n"
+              "a.c:3:9: error: invalid operands to binary * (have 'float16alt_storage_only' ...)\n"
+              "    3 |   x = a * b;\n      |         ^\nmore\n")
+    text = first_error(output)
+    assert text.startswith("a.c:3:9: error: invalid operands") and "x = a * b" in text
+    assert "no arithmetic type" in text
+
+
+def test_golden_bundles_are_regenerated_when_the_seed_or_the_catalogue_code_changes(tmp_path, monkeypatch):
+    session = Session(HostTarget(), DEFAULT_LIBRARY, tmp_path)
+    case = case_of(MAXPOOL, "fp32")
+    session.bundle_for(case)
+    session.bundle_for(case)
+    assert session.golden.generated == 1
+    monkeypatch.setattr(session_module, "GOLDEN_SEED", session_module.GOLDEN_SEED + 1)
+    session.bundle_for(case)
+    assert session.golden.generated == 2
+    monkeypatch.setattr(session_module, "entry_source_digest", lambda entry: "other catalogue code")
+    session.bundle_for(case)
+    assert session.golden.generated == 3
+
+
+def test_the_catalogue_digest_follows_the_entry_source_file(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    from harness import cases
+    module = tmp_path / "my_catalogue.py"
+    body = ("from harness.cases import OpEntry\n"
+            "E = OpEntry(name='e', unit='pool', runner_op=str, steps=('fw',), dtypes=('fp32',), shapes=({{}},),\n"
+            "            inputs=lambda c: {{'x': ({n},)}}, params=lambda c: {{}}, reference=lambda c, i: {{}})\n")
+    module.write_text(body.format(n=1))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = cases.entry_source_digest(importlib.import_module("my_catalogue").E)
+    module.write_text(body.format(n=2))
+    cases._files_digest.cache_clear()
+    del sys.modules["my_catalogue"]
+    second = cases.entry_source_digest(importlib.import_module("my_catalogue").E)
+    assert first != second
