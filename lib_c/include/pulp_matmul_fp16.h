@@ -44,9 +44,14 @@ struct matMul_args_fp16 {
     int HWC;
 };
 
-/* Dispatcher arguments: matmul_type indexes pulp_mm_kernel_names_fp16. */
+/* Depthwise matmul arguments: lib_c's depthwise code does not go through
+ * mm_manager, so the struct is only declared, for the API's field. */
+struct matMul_DW_args_fp16;
+
+/* Dispatcher arguments: matmul_type is the API index of the kernel (TRAINLIB_API.md). */
 struct mm_manager_args_fp16 {
     struct matMul_args_fp16 *mm_args;
+    struct matMul_DW_args_fp16 *mm_dw_args; /* depthwise layers only; NULL otherwise */
     int layer_type;
     int step_type;
     int matmul_type;
@@ -54,8 +59,6 @@ struct mm_manager_args_fp16 {
 
 /* Number of FP16 kernels reachable through mm_manager_fp16 (9). */
 extern const int pulp_mm_kernel_count_fp16;
-/* Kernel name by mm_manager_fp16 index, e.g. [2] = "mm_fp16_SIMD_2x4". */
-extern const char *const pulp_mm_kernel_names_fp16[];
 
 /* Runs kernel matmul_type inside the caller's team, then (after a team
  * barrier) adds the bias with fp16_add when USE_BIASES. An index out of range

@@ -44,8 +44,8 @@ struct matMul_args {
     int Upad;
     int Dpad;
     /* Bias added by mm_manager when USE_BIASES: bias_transposed == 0 adds
-     * bias[i] (N entries) to row i; bias_transposed != 0 adds bias[j]
-     * (M entries) to column j. bias_dim is the entry count. */
+     * bias[j] (M entries) to column j; bias_transposed != 0 adds bias[i]
+     * (N entries) to row i. bias_dim is the entry count. */
     float *bias;
     int bias_dim;
     int USE_BIASES;
@@ -53,10 +53,15 @@ struct matMul_args {
     int HWC;
 };
 
+/* Depthwise matmul arguments: lib_c's depthwise code does not go through
+ * mm_manager, so the struct is only declared, for the API's field. */
+struct matMul_DW_args;
+
 /* Dispatcher arguments: mm_args is the product, matmul_type the kernel index
- * (0..pulp_mm_kernel_count_fp32-1, see pulp_mm_kernel_names_fp32). */
+ * (0..pulp_mm_kernel_count_fp32-1, the API index of TRAINLIB_API.md). */
 struct mm_manager_args {
     struct matMul_args *mm_args;
+    struct matMul_DW_args *mm_dw_args; /* depthwise layers only; NULL otherwise */
     int layer_type;
     int step_type;
     int matmul_type;
@@ -64,8 +69,6 @@ struct mm_manager_args {
 
 /* Number of FP32 kernels reachable through mm_manager (24). */
 extern const int pulp_mm_kernel_count_fp32;
-/* Kernel name by mm_manager index, e.g. [11] = "mm_unroll_4x2". */
-extern const char *const pulp_mm_kernel_names_fp32[];
 
 /* Runs kernel matmul_type on mm_args inside the caller's team, then (after a
  * team barrier) adds the bias when mm_args->USE_BIASES. An index out of range

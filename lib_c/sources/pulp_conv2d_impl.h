@@ -323,7 +323,7 @@ static void conv_fw(const CONV_ARGS *a)
         job.mm.bias = a->bias->data;
         job.mm.bias_dim = g->Co;
         job.mm.USE_BIASES = 1;
-        job.mm.bias_transposed = a->HWC; /* HWC: one bias per column of C */
+        job.mm.bias_transposed = !a->HWC; /* HWC: one bias per column of C, CHW: per row */
     }
     pi_cl_team_fork(NUM_CORES, conv_mm_fw_team, &job);
 }

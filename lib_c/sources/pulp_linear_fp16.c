@@ -54,10 +54,10 @@ void pulp_linear_fp16_fw_cl(void *Linear_args_fp16)
         mm_args.bias = la->bias->data;
         mm_args.bias_dim = out;
         mm_args.USE_BIASES = 1;
-        mm_args.bias_transposed = 0; /* one bias per row of C */
+        mm_args.bias_transposed = 1; /* one bias per row of C */
     }
-    struct mm_manager_args_fp16 mgr = {&mm_args, LAYER_LINEAR, STEP_FW,
-                                  LINEAR_MATMUL_TYPE(la->opt_matmul_type_fw)};
+    struct mm_manager_args_fp16 mgr = {.mm_args = &mm_args, .layer_type = LAYER_LINEAR, .step_type = STEP_FW,
+                                  .matmul_type = LINEAR_MATMUL_TYPE(la->opt_matmul_type_fw)};
     pi_cl_team_fork(NUM_CORES, mm_manager_fp16, &mgr);
 }
 
@@ -83,10 +83,11 @@ void pulp_linear_fp16_bw_param_grads_cl(void *Linear_args_fp16)
     mm_args.K = 1;
     mm_args.M = in;
     struct linear_wg_job job = {
-        {&mm_args, LAYER_LINEAR, STEP_WGT_GRAD, LINEAR_MATMUL_TYPE(la->opt_matmul_type_wg)},
-        la->use_biases ? la->bias->diff : NULL,
-        la->output->diff,
-        out,
+        .mgr = {.mm_args = &mm_args, .layer_type = LAYER_LINEAR, .step_type = STEP_WGT_GRAD,
+         .matmul_type = LINEAR_MATMUL_TYPE(la->opt_matmul_type_wg)},
+        .bias_diff = la->use_biases ? la->bias->diff : NULL,
+        .out_diff = la->output->diff,
+        .out = out,
     };
     pi_cl_team_fork(NUM_CORES, linear_wg_team, &job);
 }
@@ -103,7 +104,7 @@ void pulp_linear_fp16_bw_input_grads_cl(void *Linear_args_fp16)
     mm_args.N = 1;
     mm_args.K = out;
     mm_args.M = in;
-    struct mm_manager_args_fp16 mgr = {&mm_args, LAYER_LINEAR, STEP_IN_GRAD,
-                                  LINEAR_MATMUL_TYPE(la->opt_matmul_type_ig)};
+    struct mm_manager_args_fp16 mgr = {.mm_args = &mm_args, .layer_type = LAYER_LINEAR, .step_type = STEP_IN_GRAD,
+                                  .matmul_type = LINEAR_MATMUL_TYPE(la->opt_matmul_type_ig)};
     pi_cl_team_fork(NUM_CORES, mm_manager_fp16, &mgr);
 }

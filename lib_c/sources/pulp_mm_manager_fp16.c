@@ -8,12 +8,6 @@
 
 const int pulp_mm_kernel_count_fp16 = 9;
 
-const char *const pulp_mm_kernel_names_fp16[] = {
-    "mm_fp16",            "mm_M_fp16",          "mm_fp16_SIMD_2x4",
-    "mm_fp16_SIMD_4x8",   "mm_M_fp16_SIMD_2x4", "mm_M_fp16_SIMD_4x8",
-    "mm_fp16_unroll_2x1", "mm_fp16_unroll_4x1", "mm_fp16_unroll_8x1",
-};
-
 static void (*const mm_kernels_fp16[])(void *) = {
     mm_fp16,            mm_M_fp16,          mm_fp16_SIMD_2x4,
     mm_fp16_SIMD_4x8,   mm_M_fp16_SIMD_2x4, mm_M_fp16_SIMD_4x8,
@@ -60,7 +54,7 @@ void mm_manager_fp16(void *mm_manager_args_fp16)
     pi_cl_team_barrier();
     const fp16 *bias = mm_args->bias;
     fp16 *C = mm_args->C;
-    if (mm_args->bias_transposed) {
+    if (!mm_args->bias_transposed) { /* one bias per column */
         for (int i = first; i < last; i++)
             for (int j = 0; j < M; j++)
                 C[i * M + j] = fp16_add(C[i * M + j], bias[j]);

@@ -9,15 +9,6 @@
 
 const int pulp_mm_kernel_count_fp32 = 24;
 
-const char *const pulp_mm_kernel_names_fp32[] = {
-    "mm",              "mm_M",            "mm_u2",           "mm_unroll_1x2",
-    "mm_unroll_1x4",   "mm_unroll_1x8",   "mm_unroll_2x1",   "mm_unroll_4x1",
-    "mm_unroll_8x1",   "mm_unroll_2x2",   "mm_unroll_2x4",   "mm_unroll_4x2",
-    "mm_unroll_4x4",   "mm_M_u2",         "mm_M_unroll_1x2", "mm_M_unroll_1x4",
-    "mm_M_unroll_1x8", "mm_M_unroll_2x1", "mm_M_unroll_4x1", "mm_M_unroll_8x1",
-    "mm_M_unroll_2x2", "mm_M_unroll_2x4", "mm_M_unroll_4x2", "mm_M_unroll_4x4",
-};
-
 static void (*const mm_kernels_fp32[])(void *) = {
     mm,              mm_M,            mm_u2,           mm_unroll_1x2,
     mm_unroll_1x4,   mm_unroll_1x8,   mm_unroll_2x1,   mm_unroll_4x1,
@@ -66,7 +57,7 @@ void mm_manager(void *mm_manager_args)
     pi_cl_team_barrier();
     const float *bias = mm_args->bias;
     float *C = mm_args->C;
-    if (mm_args->bias_transposed) {
+    if (!mm_args->bias_transposed) { /* one bias per column */
         for (int i = first; i < last; i++)
             for (int j = 0; j < M; j++)
                 C[i * M + j] += bias[j];

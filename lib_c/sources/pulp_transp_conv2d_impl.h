@@ -336,9 +336,10 @@ static void tc_fork(const TC_ARGS *a, int step, void (*team)(void *))
         type = a->opt_matmul_type_fw;
         if (a->HWC) { /* out[P_out x Co] = row[P_out x K] . W[K x Co] */
             mm->A = a->i2c_buffer, mm->B = a->coeff->data, mm->N = P_out, mm->M = g->Co;
-            mm->bias_transposed = 1;
+            mm->bias_transposed = 0; /* one bias per column */
         } else {      /* out[Co x P_out] = bt[Co x K] . col[K x P_out] */
             mm->A = a->bt_buffer, mm->B = a->i2c_buffer, mm->N = g->Co, mm->M = P_out;
+            mm->bias_transposed = 1; /* one bias per row */
         }
         mm->C = a->output->data, mm->K = K_fw;
         if (a->USE_BIASES)

@@ -601,27 +601,34 @@ static void test_checker_can_fail(void)
 
 /* ---- mm_manager ----------------------------------------------------------- */
 
+/* The API's index tables (harness/runtime/include/ptl_kernels.def), as the
+ * kernels they name: mm_manager's index i must run exactly api_kernels_*[i]. */
+#define PTL_KERNEL(table, index, name) PTL_KERNEL_##table(name)
+#define PTL_KERNEL_fp32(name) name,
+#define PTL_KERNEL_fp16(name)
+static void (*const api_kernels_fp32[])(void *) = {
+#include "ptl_kernels.def"
+};
+#undef PTL_KERNEL_fp32
+#undef PTL_KERNEL_fp16
+#define PTL_KERNEL_fp32(name)
+#define PTL_KERNEL_fp16(name) name,
+static void (*const api_kernels_fp16[])(void *) = {
+#include "ptl_kernels.def"
+};
+#undef PTL_KERNEL_fp32
+#undef PTL_KERNEL_fp16
+#undef PTL_KERNEL
+
 static void test_managers(void)
 {
     section("mm_manager / mm_manager_fp16: names, every index, bias both ways, bad index");
-    static const char *const api_fp32[24] = {
-        "mm", "mm_M", "mm_u2", "mm_unroll_1x2", "mm_unroll_1x4", "mm_unroll_1x8",
-        "mm_unroll_2x1", "mm_unroll_4x1", "mm_unroll_8x1", "mm_unroll_2x2", "mm_unroll_2x4",
-        "mm_unroll_4x2", "mm_unroll_4x4", "mm_M_u2", "mm_M_unroll_1x2", "mm_M_unroll_1x4",
-        "mm_M_unroll_1x8", "mm_M_unroll_2x1", "mm_M_unroll_4x1", "mm_M_unroll_8x1",
-        "mm_M_unroll_2x2", "mm_M_unroll_2x4", "mm_M_unroll_4x2", "mm_M_unroll_4x4"};
-    static const char *const api_fp16[9] = {
-        "mm_fp16", "mm_M_fp16", "mm_fp16_SIMD_2x4", "mm_fp16_SIMD_4x8", "mm_M_fp16_SIMD_2x4",
-        "mm_M_fp16_SIMD_4x8", "mm_fp16_unroll_2x1", "mm_fp16_unroll_4x1",
-        "mm_fp16_unroll_8x1"};
-    CHECK(pulp_mm_kernel_count_fp32 == 24, "fp32 kernel count %d", pulp_mm_kernel_count_fp32);
-    CHECK(pulp_mm_kernel_count_fp16 == 9, "fp16 kernel count %d", pulp_mm_kernel_count_fp16);
-    for (int i = 0; i < 24; i++)
-        CHECK(!strcmp(pulp_mm_kernel_names_fp32[i], api_fp32[i]), "fp32 name[%d] = %s, want %s",
-              i, pulp_mm_kernel_names_fp32[i], api_fp32[i]);
-    for (int i = 0; i < 9; i++)
-        CHECK(!strcmp(pulp_mm_kernel_names_fp16[i], api_fp16[i]), "fp16 name[%d] = %s, want %s",
-              i, pulp_mm_kernel_names_fp16[i], api_fp16[i]);
+    const int api_count_fp32 = (int)(sizeof api_kernels_fp32 / sizeof api_kernels_fp32[0]);
+    const int api_count_fp16 = (int)(sizeof api_kernels_fp16 / sizeof api_kernels_fp16[0]);
+    CHECK(pulp_mm_kernel_count_fp32 == api_count_fp32, "fp32 kernel count %d, API %d",
+          pulp_mm_kernel_count_fp32, api_count_fp32);
+    CHECK(pulp_mm_kernel_count_fp16 == api_count_fp16, "fp16 kernel count %d, API %d",
+          pulp_mm_kernel_count_fp16, api_count_fp16);
 
     const int shapes[][3] = {{1, 1, 1}, {3, 5, 7}, {17, 9, 16}, {5, 17, 3}, {16, 16, 16}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -630,6 +637,8 @@ static void test_managers(void)
         float *C = malloc(sizeof(float) * N * M), *bias = malloc(sizeof(float) * (N > M ? N : M));
         fp16 *Ah = malloc(sizeof(fp16) * N * K), *Bh = malloc(sizeof(fp16) * K * M);
         fp16 *Ch = malloc(sizeof(fp16) * N * M), *biash = malloc(sizeof(fp16) * (N > M ? N : M));
+        float *Ckeep = malloc(sizeof(float) * N * M);
+        fp16 *Chkeep = malloc(sizeof(fp16) * N * M);
         double *Ad = malloc(sizeof(double) * N * K), *Bd = malloc(sizeof(double) * K * M);
         double *Ahd = malloc(sizeof(double) * N * K), *Bhd = malloc(sizeof(double) * K * M);
         double *R = malloc(sizeof(double) * N * M), *Rabs = malloc(sizeof(double) * N * M);
@@ -651,7 +660,7 @@ static void test_managers(void)
                         for (int i = 0; i < N; i++)
                             for (int j = 0; j < M; j++)
                                 if (use_bias) {
-                                    double b = bias_t ? biasd[j] : biasd[i];
+                                    double b = bias_t ? biasd[i] : biasd[j]; /* API: 0 per column */
                                     R[i * M + j] += b;
                                     Rabs[i * M + j] += fabs(b);
                                 }
@@ -660,9 +669,10 @@ static void test_managers(void)
                             memset(&args, 0, sizeof args);
                             args.A = A, args.B = B, args.C = C, args.N = N, args.M = M;
                             args.K = K, args.trans_B = trans_B, args.bias = bias;
-                            args.bias_dim = bias_t ? M : N, args.USE_BIASES = use_bias;
+                            args.bias_dim = bias_t ? N : M, args.USE_BIASES = use_bias;
                             args.bias_transposed = bias_t;
-                            struct mm_manager_args mgr = {&args, LAYER_LINEAR, STEP_FW, type};
+                            struct mm_manager_args mgr = {.mm_args = &args, .layer_type = LAYER_LINEAR,
+                                                          .step_type = STEP_FW, .matmul_type = type};
                             for (int e = 0; e < N * M; e++)
                                 C[e] = NAN;
                             run_team(cores, mm_manager, &mgr);
@@ -674,13 +684,21 @@ static void test_managers(void)
                                      type, N, M, K, trans_B, use_bias, bias_t, cores);
                             CHECK(count_bad(G, R, Rabs, N * M, K + 1, 0x1p-24, 1e-300, what) == 0,
                                   "%s", what);
+                            if (!use_bias && type < api_count_fp32) { /* the index's kernel */
+                                memcpy(Ckeep, C, sizeof(float) * N * M);
+                                for (int e = 0; e < N * M; e++)
+                                    C[e] = NAN;
+                                run_team(cores, api_kernels_fp32[type], &args);
+                                CHECK(memcmp(C, Ckeep, sizeof(float) * N * M) == 0,
+                                      "%s: differs from the API's kernel at this index", what);
+                            }
                         }
                         /* fp16 */
                         ref_matmul(Ahd, Bhd, N, M, K, trans_B, R, Rabs);
                         for (int i = 0; i < N; i++)
                             for (int j = 0; j < M; j++)
                                 if (use_bias) {
-                                    double b = bias_t ? biashd[j] : biashd[i];
+                                    double b = bias_t ? biashd[i] : biashd[j];
                                     R[i * M + j] += b;
                                     Rabs[i * M + j] += fabs(b);
                                 }
@@ -689,9 +707,10 @@ static void test_managers(void)
                             memset(&args, 0, sizeof args);
                             args.A = Ah, args.B = Bh, args.C = Ch, args.N = N, args.M = M;
                             args.K = K, args.trans_B = trans_B, args.bias = biash;
-                            args.bias_dim = bias_t ? M : N, args.USE_BIASES = use_bias;
+                            args.bias_dim = bias_t ? N : M, args.USE_BIASES = use_bias;
                             args.bias_transposed = bias_t;
-                            struct mm_manager_args_fp16 mgr = {&args, LAYER_LINEAR, STEP_FW, type};
+                            struct mm_manager_args_fp16 mgr = {.mm_args = &args, .layer_type = LAYER_LINEAR,
+                                                               .step_type = STEP_FW, .matmul_type = type};
                             for (int e = 0; e < N * M; e++)
                                 Ch[e] = fp16_from_bits(CANARY16);
                             run_team(cores, mm_manager_fp16, &mgr);
@@ -704,6 +723,14 @@ static void test_managers(void)
                             CHECK(count_bad(G, R, Rabs, N * M, K + 1, U16,
                                             ldexp(1.0, F_EMIN - F_MANT) * (K + 1), what) == 0,
                                   "%s", what);
+                            if (!use_bias && type < api_count_fp16) { /* the index's kernel */
+                                memcpy(Chkeep, Ch, sizeof(fp16) * N * M);
+                                for (int e = 0; e < N * M; e++)
+                                    Ch[e] = fp16_from_bits(CANARY16);
+                                run_team(cores, api_kernels_fp16[type], &args);
+                                CHECK(memcmp(Ch, Chkeep, sizeof(fp16) * N * M) == 0,
+                                      "%s: differs from the API's kernel at this index", what);
+                            }
                         }
                     }
 
@@ -714,7 +741,8 @@ static void test_managers(void)
                 struct matMul_args args;
                 memset(&args, 0, sizeof args);
                 args.A = A, args.B = B, args.C = C, args.N = N, args.M = M, args.K = K;
-                struct mm_manager_args mgr = {&args, LAYER_LINEAR, STEP_FW, bad_types[t]};
+                struct mm_manager_args mgr = {.mm_args = &args, .layer_type = LAYER_LINEAR,
+                                              .step_type = STEP_FW, .matmul_type = bad_types[t]};
                 for (int e = 0; e < N * M; e++)
                     C[e] = 0.0f;
                 printf("  (expected error message follows)\n  ");
@@ -727,8 +755,8 @@ static void test_managers(void)
                 struct matMul_args_fp16 hargs;
                 memset(&hargs, 0, sizeof hargs);
                 hargs.A = Ah, hargs.B = Bh, hargs.C = Ch, hargs.N = N, hargs.M = M, hargs.K = K;
-                struct mm_manager_args_fp16 hmgr = {&hargs, LAYER_LINEAR, STEP_FW,
-                                                    t ? -1 : 9};
+                struct mm_manager_args_fp16 hmgr = {.mm_args = &hargs, .layer_type = LAYER_LINEAR,
+                                                    .step_type = STEP_FW, .matmul_type = t ? -1 : 9};
                 for (int e = 0; e < N * M; e++)
                     Ch[e] = fp16_zero();
                 printf("  (expected error message follows)\n  ");
@@ -739,7 +767,7 @@ static void test_managers(void)
                 CHECK(all_nan, "mm_manager_fp16 with a bad type must fill C with NaN");
             }
         }
-        free(A), free(B), free(C), free(bias), free(Ah), free(Bh), free(Ch), free(biash);
+        free(A), free(B), free(C), free(bias), free(Ah), free(Bh), free(Ch), free(biash), free(Ckeep), free(Chkeep);
         free(Ad), free(Bd), free(Ahd), free(Bhd), free(R), free(Rabs), free(G), free(biasd);
         free(biashd);
     }
