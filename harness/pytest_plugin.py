@@ -21,6 +21,7 @@ import pytest
 
 from harness import failures
 from harness.cases import OpEntry, Variant
+from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
 from harness.reports import ReportRow, write_csv, write_junit, write_summary
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
@@ -45,6 +46,10 @@ def pytest_addoption(parser):
                     help="L1 (TCDM) size a case must fit in; default: the target's (64 KiB)")
     group.addoption("--run-timeout", type=float, default=float(os.environ.get("PTL_RUN_TIMEOUT", 120)),
                     help="seconds one runner invocation may take before it is killed")
+    group.addoption("--expect", default=os.environ.get("PTL_EXPECT"), metavar="FILE",
+                    help="TOML file of known bugs and unsupported paths of the library under test "
+                         "(harness/expectations.py): matching failures are expected, the summary "
+                         "separates new failures, known bugs, unsupported paths and fixed ones")
 
 
 def parametrize_variants(entries: list[OpEntry]):
@@ -74,6 +79,11 @@ class PtlPlugin:
         self.stats = dict.fromkeys(STAT_KEYS, 0)
         self._session: Session | None = None
         self.started = time.monotonic()
+        expect = config.getoption("expect")
+        try:
+            self.expectations = Expectations.load(Path(expect)) if expect else Expectations()
+        except ExpectationsError as exc:
+            raise pytest.UsageError(str(exc)) from None
 
     @property
     def session(self) -> Session:
@@ -93,6 +103,9 @@ class PtlPlugin:
             if variant is None:
                 continue
             self.selected[variant.case].append(variant)
+            for feature in variant.case.features:
+                self.config.addinivalue_line("markers", f"feature_{feature}: uses the library feature {feature}")
+                item.add_marker(getattr(pytest.mark, f"feature_{feature}"))
             known = variant.known_failure()
             if known:
                 item.add_marker(pytest.mark.xfail(reason=known.reason, strict=True))
@@ -104,6 +117,23 @@ class PtlPlugin:
         if reason:
             lines.append(f"ptl target {self.target.name} is NOT available: {reason}")
         return lines
+
+    def announce_builds(self) -> None:
+        """The controller builds the runner for every format the target
+        supports before any case runs, and says which op units and library
+        files built and which did not (the workers reuse those builds).
+        suite/conftest.py calls it at session start."""
+        if hasattr(self.config, "workerinput") or self.unavailable or self.config.option.collectonly:
+            return
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        for fmt in self.target.capabilities.fp16_formats:
+            try:
+                self.session.artefact_for(fmt)
+            except Exception:  # a CaseFailure: remembered, summarised below and failed per case
+                pass
+        if reporter is not None:
+            for line in self.session.build_summary():
+                reporter.write_line(f"ptl build {line}")
 
     # ---- running -----------------------------------------------------------
 
@@ -122,10 +152,16 @@ class PtlPlugin:
                 max_ulp=result.max_ulp, mean_ulp=None if result.mean_ulp is None else f"{result.mean_ulp:.3f}",
                 worst_error_ratio=None if result.worst_ratio is None else f"{result.worst_ratio:.3g}",
                 failure_class=result.failure.kind if result.failure else "")
+        expected = self.expectations.match(variant.id, variant.case.features) if self.expectations else None
         if result.failure is None:
+            if expected:
+                _note_expectation(request, self.expectations, expected, FIXED)
             return
         if result.failure.kind == failures.NOT_FIT:
             pytest.skip(f"[not_fit] {result.failure.message}")
+        if expected and expected.covers(result.failure.kind):
+            _note_expectation(request, self.expectations, expected, expected.label)
+            pytest.xfail(f"[{expected.label}] {expected.reason} ({expected.where})\n{result.failure}")
         pytest.fail(str(result.failure), pytrace=False)
 
     # ---- reporting ---------------------------------------------------------
@@ -164,7 +200,27 @@ class PtlPlugin:
         for row in self.rows:
             outcomes[row.outcome] += 1
         write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
+                       "expectations": self._expectation_summary(),
+                       "builds": self.session.build_summary() if self._session else [],
                        "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
+
+    def _expectation_summary(self) -> dict:
+        """New failures, known bugs, unsupported paths and fixed variants, and
+        the --expect entries that matched nothing in this run."""
+        labels = defaultdict(list)
+        matched = set()
+        for row in self.rows:
+            label = row.properties.get("expectation")
+            if label:
+                labels[label].append(row.test_id)
+                matched.add(int(row.properties["expect_entry"]))
+            elif row.outcome in ("failed", "error"):
+                labels["new_failures"].append(row.test_id)
+        summary = {key: len(labels[key]) for key in ("new_failures", KNOWN_BUG, UNSUPPORTED, FIXED)}
+        summary["file"] = self.expectations.source or None
+        summary["fixed_ids"] = labels[FIXED]
+        summary["unmatched_entries"] = [e.describe() for e in self.expectations.unmatched(matched)]
+        return summary
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
@@ -178,6 +234,20 @@ class PtlPlugin:
             f"ptl cache: builds compiled {s['builds_compiled']}, reused {s['builds_reused']}; "
             f"golden generated {s['golden_generated']}, reused {s['golden_reused']}; "
             f"runner invocations {s['runner_invocations']}")
+        for line in self.session.build_summary() if self._session else []:
+            terminalreporter.write_line(f"ptl build {line}")
+        if self.expectations:
+            e = self._expectation_summary()
+            terminalreporter.write_line(
+                f"ptl expectations ({e['file']}): new failures {e['new_failures']}, known bugs {e[KNOWN_BUG]}, "
+                f"unsupported {e[UNSUPPORTED]}, fixed {e[FIXED]}")
+            for test_id in e["fixed_ids"][:10]:
+                terminalreporter.write_line(f"ptl fixed (expected to fail, passed): {test_id}")
+            if len(e["fixed_ids"]) > 10:
+                terminalreporter.write_line(f"ptl fixed: ... {len(e['fixed_ids']) - 10} more in summary.json")
+            for entry in e["unmatched_entries"]:
+                terminalreporter.write_line(f"ptl warning: --expect entry {entry} matched no test in this run "
+                                            f"(stale, or outside the selection)", yellow=True)
         terminalreporter.write_line(f"ptl reports: {Path(self.config.getoption('reports_dir')) / 'junit.xml'}, "
                                     f"results.csv, summary.json")
 
@@ -208,8 +278,14 @@ def _record(request, variant: Variant, target: str, **extra) -> None:
              "dtype": case.dtype, "shape": case.shape_text,
              "options": " ".join(f"{k}={v}" for k, v in case.option_items),
              "kernel": variant.kernel_name, "kernel_index": variant.kernel, "cores": variant.cores,
-             "l1_bytes": sum(case.footprint.values()) if case.footprint else "", **extra}
+             "l1_bytes": sum(case.footprint.values()) if case.footprint else "",
+             "features": " ".join(case.features), **extra}
     request.node.user_properties.extend(props.items())
+
+
+def _note_expectation(request, expectations: Expectations, entry, label: str) -> None:
+    request.node.user_properties.extend([("expectation", label), ("expect_entry", expectations.index(entry)),
+                                         ("expect_reason", entry.reason)])
 
 
 def case_scope(nodeid: str) -> str:
