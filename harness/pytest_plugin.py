@@ -309,7 +309,36 @@ def pytest_xdist_make_scheduler(config, log):
     return CaseScheduling(config, log)
 
 
+def validate_options(config) -> None:
+    """Every option is checked before anything runs: a bad value is one
+    usage error (exit status 4) that names the option, the value and what is
+    allowed."""
+    def bad(option: str, value, allowed: str):
+        raise pytest.UsageError(f"{option} {value}: {allowed}")
+
+    target = config.getoption("target")
+    if target != "auto" and target not in target_names():
+        bad("--target", target, f"unknown target; choose one of {', '.join(target_names())}, or auto")
+    sanitize = config.getoption("sanitize")
+    if sanitize and target != "host":
+        bad("--sanitize", sanitize, f"sanitizers exist on the host target only (--target host), not on {target}")
+    l1 = config.getoption("l1_bytes")
+    if l1 is not None and l1 <= 0:
+        bad("--l1-bytes", l1, "must be a positive number of bytes (the cluster L1 size)")
+    timeout = config.getoption("run_timeout")
+    if not timeout > 0:
+        bad("--run-timeout", timeout, "must be a positive number of seconds")
+    for option in ("reports_dir", "ptl_cache"):
+        value = config.getoption(option)
+        if value is None:
+            continue
+        blocker = next((p for p in (Path(value), *Path(value).parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            bad(f"--{option.replace('_', '-')}", value, f"{blocker} is a file, so this cannot be a directory")
+
+
 def pytest_configure(config):
+    validate_options(config)
     config.pluginmanager.register(PtlPlugin(config), "ptl-plugin")
 
 

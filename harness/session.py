@@ -124,7 +124,9 @@ class Session:
     def _build(self, fp16_format: str) -> Artefact | CaseFailure:
         try:
             config = BuildConfig(LibrarySource.at(self.library_path), fp16_format, self.sanitize)
-            material = dict(self.target.build_material(config),
+            # Everything that changes the artefact: the target's tools and flags,
+            # the sources, and the build options themselves.
+            material = dict(self.target.build_material(config), fp16_format=fp16_format, sanitize=self.sanitize,
                             sources=digest_files(self.target.source_roots(config)))
 
             def build(out: Path) -> None:
