@@ -53,10 +53,13 @@ class ConvGeometry:
     def Wo(self) -> int:
         return (self.W + self.L + self.R - self.Wk) // self.sw + 1
 
-    def params(self) -> list[int]:
-        """The runner's 12 geometry params, in order (the HWC flag follows)."""
-        return [self.Ci, self.H, self.W, self.Co, self.Hk, self.Wk,
-                self.sh, self.sw, self.L, self.R, self.U, self.D]
+    def params(self) -> dict[str, int]:
+        """The runner's geometry params, by the names the runner ops describe
+        them with (ops_conv2d.c: the Conv2D_args field names); HWC is not a
+        geometry field and is added by the caller."""
+        return {"Ci": self.Ci, "H": self.H, "W": self.W, "Co": self.Co, "Hk": self.Hk, "Wk": self.Wk,
+                "stride_h": self.sh, "stride_w": self.sw,
+                "Lpad": self.L, "Rpad": self.R, "Upad": self.U, "Dpad": self.D}
 
 
 def tensor_shapes(g: ConvGeometry, hwc: int) -> dict[str, tuple[int, ...]]:

@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from harness.kernels import kernel_table
-from suite.catalogue.conv2d import (CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, ENTRIES,
+from suite.catalogue.conv2d import (CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, ENTRIES, IM2COL, IM2ROW,
                                     REALISTIC_FULL, REALISTIC_TILE_4, REALISTIC_TILE_8, geometry)
 
 L1 = 64 * 1024
@@ -104,6 +104,21 @@ def test_runner_params_follow_the_case():
     case = next(c for c in CONV2D_SHAPE_SWEEP.cases()
                 if c.shape["sh"] == 2 and c.shape["sw"] == 1 and c.step == "wg" and c.options["HWC"]
                 and c.options["bias"] and c.dtype == "fp32")
-    assert CONV2D_SHAPE_SWEEP.params(case) == [2, 7, 6, 5, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1]
+    assert CONV2D_SHAPE_SWEEP.params(case) == {
+        "Ci": 2, "H": 7, "W": 6, "Co": 5, "Hk": 3, "Wk": 3, "stride_h": 2, "stride_w": 1,
+        "Lpad": 1, "Rpad": 1, "Upad": 1, "Dpad": 1, "HWC": 1, "USE_BIASES": 1, "USE_DMA_IM2COL": 0, "step": 1}
     assert CONV2D_SHAPE_SWEEP.inputs(case) == {"x": (7, 6, 2), "W": (5, 3, 3, 2), "b": (5,), "dy": (4, 6, 5)}
     assert CONV2D_SHAPE_SWEEP.runner_op("bf16") == "conv2d_fp16"
+
+
+def test_the_direct_path_runs_its_own_op_without_im2col_params():
+    case = next(c for c in CONV2D_DIRECT.cases() if c.step == "fw" and c.dtype == "fp32")
+    assert CONV2D_DIRECT.runner_op("fp32") == "conv2d_direct_fp32"
+    assert not {"USE_IM2COL", "USE_DMA_IM2COL"} & set(CONV2D_DIRECT.params(case))
+
+
+def test_unrolling_ops_get_both_described_inputs_and_read_the_one_mod_names():
+    case = next(c for c in IM2COL.cases() if c.step == "ig")
+    assert set(IM2COL.inputs(case)) == {"x", "dy"}
+    assert IM2COL.params(case)["mod"] == 1
+    assert {c.step: IM2ROW.params(c)["mod"] for c in IM2ROW.cases()} == {"fw": 0, "ig": 1}

@@ -99,9 +99,13 @@ def _conv_applies(case: Case) -> bool:
     return _realistic_not_in_bf16(case)
 
 
-def _conv_params(case: Case) -> list[int]:
+def _conv_params(case: Case) -> dict[str, int]:
+    """conv2d (the im2col path) or conv2d_direct params, named as ops_conv2d.c names them."""
     o = case.options
-    return [*geometry(case).params(), o["HWC"], o["bias"], o["im2col"], o["dma"], STEPS.index(case.step)]
+    params = {**geometry(case).params(), "HWC": o["HWC"], "USE_BIASES": o["bias"], "step": STEPS.index(case.step)}
+    if o["im2col"]:
+        params["USE_DMA_IM2COL"] = o["dma"]
+    return params
 
 
 def _conv_footprint(case: Case) -> dict[str, int]:
@@ -128,9 +132,11 @@ def _conv_entry(shapes, im2col: int, dma: tuple[int, ...], cores, kernels=None, 
         extra["kernels"] = kernels
     if kernel_names is not None:
         extra["kernel_names"] = kernel_names
+    op = "conv2d" if im2col else "conv2d_direct"
     return OpEntry(
         name="conv2d",
-        runner_op=lambda dtype: f"conv2d_{_suffix(dtype)}",
+        unit="conv2d",
+        runner_op=lambda dtype: f"{op}_{_suffix(dtype)}",
         steps=STEPS,
         dtypes=DTYPES,
         shapes=shapes,
@@ -164,9 +170,13 @@ def _mod(case: Case) -> int:
 
 
 def _unroll_inputs(case: Case) -> dict[str, tuple[int, ...]]:
+    """Both tensors the op describes; mod 0 reads x, mod 1 dy."""
     shapes = conv.tensor_shapes(geometry(case), case.options["HWC"])
-    name = "x" if _mod(case) == 0 else "dy"
-    return {name: shapes[name]}
+    return {"x": shapes["x"], "dy": shapes["dy"]}
+
+
+def _unroll_params(case: Case) -> dict[str, int]:
+    return {**geometry(case).params(), "HWC": case.options["HWC"], "USE_DMA": case.options["dma"], "mod": _mod(case)}
 
 
 def _unroll_footprint(case: Case) -> dict[str, int]:
@@ -182,13 +192,14 @@ def _unroll_footprint(case: Case) -> dict[str, int]:
 def _unroll_entry(name: str, reference) -> OpEntry:
     return OpEntry(
         name=name,
+        unit="conv2d",
         runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
         steps=("fw", "ig"),
         dtypes=COPY_DTYPES,
         shapes=SHAPE_SWEEP + KERNEL_SWEEP + REALISTIC_TILE_4,
         options={"HWC": (0, 1), "dma": (0, 1)},
         inputs=_unroll_inputs,
-        params=lambda c: [*geometry(c).params(), c.options["HWC"], c.options["dma"], _mod(c)],
+        params=_unroll_params,
         reference=lambda c, inputs: reference(inputs, geometry(c), c.options["HWC"], _mod(c)),
         footprint=_unroll_footprint,
         cores=(1, 3, 8),
@@ -208,13 +219,15 @@ def _blocktransp_shape(case: Case) -> tuple[int, ...]:
 
 BLOCKTRANSP = OpEntry(
     name="blocktransp",
+    unit="conv2d",
     runner_op=lambda dtype: f"blocktransp_{_suffix(dtype)}",
     steps=("ig",),
     dtypes=COPY_DTYPES,
     shapes=BLOCKTRANSP_SHAPES,
     options={"HWC": (0, 1)},
     inputs=lambda c: {"W": _blocktransp_shape(c)},
-    params=lambda c: [c.shape["Ci"], c.shape["Co"], c.shape["Hk"], c.shape["Wk"], c.options["HWC"]],
+    params=lambda c: {"Cin": c.shape["Ci"], "Cout": c.shape["Co"], "Hk": c.shape["Hk"], "Wk": c.shape["Wk"],
+                      "HWC": c.options["HWC"]},
     reference=lambda c, inputs: conv.blocktransp(inputs, c.options["HWC"]),
     footprint=lambda c: dict.fromkeys(("weights", "bt_weights"), _element_bytes(c.dtype) * c.shape["Ci"]
                                       * c.shape["Co"] * c.shape["Hk"] * c.shape["Wk"]),

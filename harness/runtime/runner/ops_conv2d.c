@@ -1,26 +1,43 @@
 /*
- * Operations of the Conv2D family: the layer (forked inside the primitive),
+ * Runner ops of the Conv2D family: the layer (forked inside the primitive),
  * and the standalone unrollings and block transpose (forked here, by the
  * caller, as the API says).
  *
- * Every op starts with the same 13 params, the layer's geometry:
- *   Ci, H, W, Co, Hk, Wk, stride_h, stride_w, Lpad, Rpad, Upad, Dpad, HWC
- * (Ho and Wo follow from them). Tensors are in the layout HWC says.
- * The work buffers are allocated per step at exactly the size the library's
- * contract gives (pulp_conv2d_fp32.h), guarded and NaN-filled.
- *
- * The FP32 and FP16 versions differ only in types and names, so both are
- * stamped out from one body by CONV2D_OPS(...).
+ * Compiled once per dtype (ptl_op_dtype.h). The conv2d and unrolling ops
+ * start with the layer's geometry, named as the API names its fields:
+ *   Ci H W Co Hk Wk stride_h stride_w Lpad Rpad Upad Dpad HWC
+ * (Ho and Wo follow from them). Tensors are in the layout HWC says:
+ *   x [Ci x H x W], W [Co x Ci x Hk x Wk], b [Co], dy and y [Co x Ho x Wo]
+ *   (HWC: x [H x W x Ci], W [Co x Hk x Wk x Ci], dy and y [Ho x Wo x Co]).
+ * Only the tensors a step reads are copied. The work buffers are allocated
+ * per step at the size the API gives (pulp_conv2d_fp32.h), guarded and
+ * NaN-filled.
  */
 #include <stdlib.h>
 
 #include "pmsis.h"
+#include "ptl_op_dtype.h"
 #include "ptl_platform.h"
 #include "ptl_runner.h"
 #include "pulp_train.h"
 
+#define CONV_GEOMETRY "Ci H W Co Hk Wk stride_h stride_w Lpad Rpad Upad Dpad HWC"
+/* conv2d: USE_IM2COL = 1, the unrolling and a matmul of the variant's kernel. */
+#define CONV2D_PARAMS CONV_GEOMETRY " USE_BIASES USE_DMA_IM2COL step"
+#define CONV2D_INPUTS "x W b dy"
+#define CONV2D_OUTPUTS "y dW db dx"
+/* USE_IM2COL = 0, the direct kernels: they take no kernel index, so they are
+ * an op of their own whose variants name no matmul kernel. */
+#define CONV2D_DIRECT_PARAMS CONV_GEOMETRY " USE_BIASES step"
+/* mod 0 unrolls x, mod 1 dy; the other input is not read. */
+#define UNROLL_PARAMS CONV_GEOMETRY " USE_DMA mod"
+#define UNROLL_INPUTS "x dy"
+#define UNROLL_OUTPUTS "X"
+#define BLOCKTRANSP_PARAMS "Cin Cout Hk Wk HWC"
+#define BLOCKTRANSP_INPUTS "W"
+#define BLOCKTRANSP_OUTPUTS "BT"
+
 enum { CONV_STEP_FW = 0, CONV_STEP_WG = 1, CONV_STEP_IG = 2 };
-enum { GEOMETRY_PARAMS = 13 };
 
 struct conv_geometry {
     int Ci, H, W, Co, Hk, Wk, sh, sw, L, R, U, D, hwc;
@@ -28,22 +45,31 @@ struct conv_geometry {
     uint32_t n_in, n_w, n_out; /* element counts of input, weights, output */
 };
 
-/* Reads and checks the geometry params; emits an ERROR record when they do
- * not describe a convolution. */
-static int read_geometry(const struct ptl_case *c, uint32_t n_params, struct conv_geometry *g,
-                         uint32_t vi)
+/* Reads and checks the geometry params; PTL_OK or an ERROR record and
+ * PTL_ERR_BAD_CASE. */
+static int read_geometry(const struct ptl_case *c, uint32_t vi, struct conv_geometry *g)
 {
-    int status = ptl_expect_params(c, n_params, vi);
-    if (status)
-        return status;
-    const int32_t *p = c->params;
-    *g = (struct conv_geometry){p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10],
-                                p[11], p[12], 0, 0, 0, 0, 0};
-    int sizes_ok = g->Ci > 0 && g->H > 0 && g->W > 0 && g->Co > 0 && g->Hk > 0 && g->Wk > 0 &&
-                   g->sh > 0 && g->sw > 0 && g->L >= 0 && g->R >= 0 && g->U >= 0 && g->D >= 0;
+    *g = (struct conv_geometry){
+        .Ci = ptl_param(c, "Ci", vi),
+        .H = ptl_param(c, "H", vi),
+        .W = ptl_param(c, "W", vi),
+        .Co = ptl_param(c, "Co", vi),
+        .Hk = ptl_param(c, "Hk", vi),
+        .Wk = ptl_param(c, "Wk", vi),
+        .sh = ptl_param(c, "stride_h", vi),
+        .sw = ptl_param(c, "stride_w", vi),
+        .L = ptl_param(c, "Lpad", vi),
+        .R = ptl_param(c, "Rpad", vi),
+        .U = ptl_param(c, "Upad", vi),
+        .D = ptl_param(c, "Dpad", vi),
+        .hwc = ptl_param(c, "HWC", vi),
+    };
+    const int sizes_ok = g->Ci > 0 && g->H > 0 && g->W > 0 && g->Co > 0 && g->Hk > 0 && g->Wk > 0 &&
+                         g->sh > 0 && g->sw > 0 && g->L >= 0 && g->R >= 0 && g->U >= 0 && g->D >= 0 &&
+                         (g->hwc == 0 || g->hwc == 1);
     if (!sizes_ok || g->H + g->U + g->D < g->Hk || g->W + g->L + g->R < g->Wk) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv geometry: sizes and strides must be >= 1, pads >= 0, "
-                                             "and the padded input at least as large as the kernel");
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv geometry: sizes and strides must be >= 1, pads >= 0, HWC 0 "
+                                             "or 1, and the padded input at least as large as the kernel");
         return PTL_ERR_BAD_CASE;
     }
     g->Ho = (g->H + g->U + g->D - g->Hk) / g->sh + 1;
@@ -54,14 +80,15 @@ static int read_geometry(const struct ptl_case *c, uint32_t n_params, struct con
     return PTL_OK;
 }
 
-/* Element counts of the work buffers a step needs (0: none). */
-static uint32_t i2c_count(const struct conv_geometry *g, int step)
+/* Elements of i2c_buffer: the unrolling of mod 0 (FW, WG) or mod 1 (IG). */
+static uint32_t i2c_count(const struct conv_geometry *g, int mod)
 {
-    if (step == CONV_STEP_IG)
+    if (mod)
         return (uint32_t)(g->Co * g->Hk * g->Wk * g->H * g->W);
     return (uint32_t)(g->Ci * g->Hk * g->Wk * g->Ho * g->Wo);
 }
 
+/* Elements of bt_buffer (0: the step does not use it). */
 static uint32_t bt_count(const struct conv_geometry *g, int step)
 {
     return step == CONV_STEP_IG || (step == CONV_STEP_WG && g->hwc) ? g->n_w : 0;
@@ -78,171 +105,225 @@ static int no_memory(uint32_t vi)
     return PTL_ERR_NO_MEMORY;
 }
 
-#define CONV2D_OPS(SUFFIX, T, DTYPE, BLOB, CONV_ARGS, CONV_FW, CONV_WG, CONV_IG, UNROLL_ARGS,          \
-                   IM2COL, IM2ROW, BT_ARGS, BLOCKTRANSP)                                               \
-    /* params: geometry, use_bias, use_im2col, use_dma, step. tensors: x, W, bias [Co], dOut.       \
-     * out: FW y; WG dW (+ db); IG dx. */                                                          \
-    static int run_conv2d_##SUFFIX(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)    \
-    {                                                                                              \
-        struct conv_geometry g;                                                                    \
-        int status = read_geometry(c, GEOMETRY_PARAMS + 4, &g, vi);                                \
-        if (status)                                                                                \
-            return status;                                                                         \
-        const int use_bias = c->params[13], use_im2col = c->params[14], step = c->params[16];      \
-        if (step < CONV_STEP_FW || step > CONV_STEP_IG) {                                          \
-            ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv2d step must be 0, 1 or 2");                 \
-            return PTL_ERR_BAD_CASE;                                                               \
-        }                                                                                          \
-        T *x = ptl_input_copy(c, 0, DTYPE, g.n_in, vi);                                            \
-        T *w = ptl_input_copy(c, 1, DTYPE, g.n_w, vi);                                             \
-        T *b = ptl_input_copy(c, 2, DTYPE, (uint32_t)g.Co, vi);                                    \
-        T *dy = ptl_input_copy(c, 3, DTYPE, g.n_out, vi);                                          \
-        const uint32_t n_i2c = use_im2col ? i2c_count(&g, step) : 0;                               \
-        const uint32_t n_bt = use_im2col ? bt_count(&g, step) : 0;                                 \
-        T *i2c = n_i2c ? ptl_scratch_alloc(DTYPE, n_i2c) : NULL;                                   \
-        T *bt = n_bt ? ptl_scratch_alloc(DTYPE, n_bt) : NULL;                                      \
-        const int with_db = step == CONV_STEP_WG && use_bias;                                      \
-        const uint32_t n_result = step == CONV_STEP_FW ? g.n_out : step == CONV_STEP_WG ? g.n_w : g.n_in; \
-        T *out = ptl_output_alloc(DTYPE, n_result);                                                \
-        T *db = with_db ? ptl_output_alloc(DTYPE, (uint32_t)g.Co) : NULL;                          \
-        if (!x || !w || !b || !dy || !out || (n_i2c && !i2c) || (n_bt && !bt) || (with_db && !db)) { \
-            status = x && w && b && dy ? no_memory(vi) : PTL_ERR_BAD_CASE;                         \
-            free(x);                                                                               \
-            free(w);                                                                               \
-            free(b);                                                                               \
-            free(dy);                                                                              \
-            ptl_scratch_release(vi, DTYPE, i2c, n_i2c);                                            \
-            ptl_scratch_release(vi, DTYPE, bt, n_bt);                                              \
-            ptl_scratch_release(vi, DTYPE, out, n_result);                                         \
-            ptl_scratch_release(vi, DTYPE, db, (uint32_t)g.Co);                                    \
-            return status;                                                                         \
-        }                                                                                          \
-        struct BLOB input = {x, step == CONV_STEP_IG ? out : NULL, (int)g.n_in, g.W, g.H, g.Ci};   \
-        struct BLOB coeff = {w, step == CONV_STEP_WG ? out : NULL, (int)g.n_w, g.Wk, g.Hk, g.Ci};  \
-        struct BLOB bias = {b, db, g.Co, 1, 1, g.Co};                                              \
-        struct BLOB output = {step == CONV_STEP_FW ? out : NULL, dy, (int)g.n_out, g.Wo, g.Ho, g.Co}; \
-        struct CONV_ARGS args = {                                                                  \
-            .input = &input, .coeff = &coeff, .bias = &bias, .output = &output,                    \
-            .Lpad = g.L, .Rpad = g.R, .Upad = g.U, .Dpad = g.D,                                    \
-            .stride_h = g.sh, .stride_w = g.sw,                                                    \
-            .i2c_buffer = i2c, .bt_buffer = bt,                                                    \
-            .skip_wg_grad = step != CONV_STEP_WG, .skip_in_grad = step != CONV_STEP_IG,            \
-            .HWC = g.hwc,                                                                          \
-            .opt_matmul_type_fw = v.kernel, .opt_matmul_type_wg = v.kernel,                        \
-            .opt_matmul_type_ig = v.kernel,                                                        \
-            .USE_BIASES = use_bias, .USE_IM2COL = use_im2col, .USE_DMA_IM2COL = c->params[15],     \
-        };                                                                                         \
-        ptl_measure_begin(vi);                                                                     \
-        if (step == CONV_STEP_FW)                                                                  \
-            CONV_FW(&args);                                                                        \
-        else if (step == CONV_STEP_WG)                                                             \
-            CONV_WG(&args);                                                                        \
-        else                                                                                       \
-            CONV_IG(&args);                                                                        \
-        ptl_measure_end(vi);                                                                       \
-        free(x);                                                                                   \
-        free(w);                                                                                   \
-        free(b);                                                                                   \
-        free(dy);                                                                                  \
-        status = ptl_scratch_release(vi, DTYPE, i2c, n_i2c);                                       \
-        status = first_error(status, ptl_scratch_release(vi, DTYPE, bt, n_bt));                    \
-        status = first_error(status, ptl_output_emit(vi, 0, DTYPE, out, n_result));                \
-        if (with_db)                                                                               \
-            status = first_error(status, ptl_output_emit(vi, 1, DTYPE, db, (uint32_t)g.Co));       \
-        return status;                                                                             \
-    }                                                                                              \
-                                                                                                   \
-    /* params: geometry, use_dma, mod. tensor: mod 0 x, mod 1 dOut. out: the unrolled matrix,     \
-     * T x P (im2col) or P x T (im2row). */                                                        \
-    static int run_unroll_##SUFFIX(const struct ptl_case *c, struct ptl_variant v, uint32_t vi,   \
-                                   void (*unroll)(void *))                                         \
-    {                                                                                              \
-        struct conv_geometry g;                                                                    \
-        int status = read_geometry(c, GEOMETRY_PARAMS + 2, &g, vi);                                \
-        if (status)                                                                                \
-            return status;                                                                         \
-        const int mod = c->params[14];                                                             \
-        if (mod != 0 && mod != 1) {                                                                \
-            ptl_emit_error(vi, PTL_ERR_BAD_CASE, "im2col mod must be 0 or 1");                     \
-            return PTL_ERR_BAD_CASE;                                                               \
-        }                                                                                          \
-        T *src = ptl_input_copy(c, 0, DTYPE, mod ? g.n_out : g.n_in, vi);                          \
-        const uint32_t n = i2c_count(&g, mod ? CONV_STEP_IG : CONV_STEP_FW);                       \
-        T *buffer = ptl_output_alloc(DTYPE, n);                                                    \
-        if (!src || !buffer) {                                                                     \
-            free(src);                                                                             \
-            ptl_scratch_release(vi, DTYPE, buffer, n);                                             \
-            return src ? no_memory(vi) : PTL_ERR_BAD_CASE;                                         \
-        }                                                                                          \
-        struct BLOB input = {mod ? NULL : src, NULL, (int)g.n_in, g.W, g.H, g.Ci};                 \
-        struct BLOB coeff = {NULL, NULL, (int)g.n_w, g.Wk, g.Hk, g.Ci};                            \
-        struct BLOB output = {NULL, mod ? src : NULL, (int)g.n_out, g.Wo, g.Ho, g.Co};             \
-        struct UNROLL_ARGS args = {                                                                \
-            .input = &input, .c = &coeff, .output = &output, .pBuffer = buffer,                    \
-            .Lpad = g.L, .Rpad = g.R, .Upad = g.U, .Dpad = g.D, .mod = mod,                        \
-            .stride_w = g.sw, .stride_h = g.sh, .HWC = g.hwc, .USE_DMA = c->params[13],            \
-        };                                                                                         \
-        ptl_measure_begin(vi);                                                                     \
-        pi_cl_team_fork(v.cores, unroll, &args);                                                   \
-        ptl_measure_end(vi);                                                                       \
-        free(src);                                                                                 \
-        return ptl_output_emit(vi, 0, DTYPE, buffer, n);                                           \
-    }                                                                                              \
-                                                                                                   \
-    static int run_im2col_##SUFFIX(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)    \
-    {                                                                                              \
-        return run_unroll_##SUFFIX(c, v, vi, IM2COL);                                              \
-    }                                                                                              \
-                                                                                                   \
-    static int run_im2row_##SUFFIX(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)    \
-    {                                                                                              \
-        return run_unroll_##SUFFIX(c, v, vi, IM2ROW);                                              \
-    }                                                                                              \
-                                                                                                   \
-    /* params: Ci, Co, Hk, Wk, HWC. tensor: W. out: the block-transposed weights. */               \
-    static int run_blocktransp_##SUFFIX(const struct ptl_case *c, struct ptl_variant v, uint32_t vi) \
-    {                                                                                              \
-        int status = ptl_expect_params(c, 5, vi);                                                  \
-        if (status)                                                                                \
-            return status;                                                                         \
-        const int32_t *p = c->params;                                                              \
-        if (p[0] < 1 || p[1] < 1 || p[2] < 1 || p[3] < 1) {                                        \
-            ptl_emit_error(vi, PTL_ERR_BAD_CASE, "blocktransp sizes must be >= 1");                \
-            return PTL_ERR_BAD_CASE;                                                               \
-        }                                                                                          \
-        const uint32_t n = (uint32_t)(p[0] * p[1] * p[2] * p[3]);                                  \
-        T *w = ptl_input_copy(c, 0, DTYPE, n, vi);                                                 \
-        T *bt = ptl_output_alloc(DTYPE, n);                                                        \
-        if (!w || !bt) {                                                                           \
-            free(w);                                                                               \
-            ptl_scratch_release(vi, DTYPE, bt, n);                                                 \
-            return w ? no_memory(vi) : PTL_ERR_BAD_CASE;                                           \
-        }                                                                                          \
-        struct BT_ARGS args = {.weights = w, .bt_weights = bt, .Cin = p[0], .Cout = p[1],          \
-                               .Hk = p[2], .Wk = p[3], .HWC = p[4]};                               \
-        ptl_measure_begin(vi);                                                                     \
-        pi_cl_team_fork(v.cores, BLOCKTRANSP, &args);                                              \
-        ptl_measure_end(vi);                                                                       \
-        free(w);                                                                                   \
-        return ptl_output_emit(vi, 0, DTYPE, bt, n);                                               \
+/* ---- the layer -------------------------------------------------------------------- */
+
+/* The buffers of one conv2d variant; NULL where the step has none. */
+struct conv2d_buffers {
+    PTL_T *x, *w, *b, *dy;   /* input copies */
+    PTL_T *i2c, *bt;         /* work buffers */
+    PTL_T *out, *db;         /* outputs: y, dW or dx; db */
+    uint32_t n_i2c, n_bt, n_out;
+};
+
+static void conv2d_free(uint32_t vi, struct conv2d_buffers *b, const struct conv_geometry *g)
+{
+    free(b->x);
+    free(b->w);
+    free(b->b);
+    free(b->dy);
+    ptl_scratch_release(vi, PTL_DTYPE, b->i2c, b->n_i2c);
+    ptl_scratch_release(vi, PTL_DTYPE, b->bt, b->n_bt);
+    ptl_scratch_release(vi, PTL_DTYPE, b->out, b->n_out);
+    ptl_scratch_release(vi, PTL_DTYPE, b->db, (uint32_t)g->Co);
+}
+
+static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint32_t vi, int use_im2col,
+                           int use_dma)
+{
+    struct conv_geometry g;
+    int status = read_geometry(c, vi, &g);
+    if (status)
+        return status;
+    const int use_bias = ptl_param(c, "USE_BIASES", vi), step = ptl_param(c, "step", vi);
+    if (step < CONV_STEP_FW || step > CONV_STEP_IG || (use_bias != 0 && use_bias != 1) ||
+        (use_im2col != 0 && use_im2col != 1) || (use_dma != 0 && use_dma != 1)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv2d: step must be 0, 1 or 2, and the USE_ flags 0 or 1");
+        return PTL_ERR_BAD_CASE;
     }
+    const int fw = step == CONV_STEP_FW, wg = step == CONV_STEP_WG, ig = step == CONV_STEP_IG;
+    const int reads_x = fw || wg, reads_w = fw || ig, reads_b = fw && use_bias, reads_dy = wg || ig;
+    const int with_db = wg && use_bias;
+    struct conv2d_buffers buf = {
+        .x = reads_x ? ptl_input(c, "x", PTL_DTYPE, g.n_in, vi) : NULL,
+        .w = reads_w ? ptl_input(c, "W", PTL_DTYPE, g.n_w, vi) : NULL,
+        .b = reads_b ? ptl_input(c, "b", PTL_DTYPE, (uint32_t)g.Co, vi) : NULL,
+        .dy = reads_dy ? ptl_input(c, "dy", PTL_DTYPE, g.n_out, vi) : NULL,
+        .n_i2c = use_im2col ? i2c_count(&g, ig) : 0,
+        .n_bt = use_im2col ? bt_count(&g, step) : 0,
+        .n_out = fw ? g.n_out : wg ? g.n_w : g.n_in,
+    };
+    if ((reads_x && !buf.x) || (reads_w && !buf.w) || (reads_b && !buf.b) || (reads_dy && !buf.dy)) {
+        conv2d_free(vi, &buf, &g);
+        return PTL_ERR_BAD_CASE;
+    }
+    buf.i2c = buf.n_i2c ? ptl_scratch_alloc(PTL_DTYPE, buf.n_i2c) : NULL;
+    buf.bt = buf.n_bt ? ptl_scratch_alloc(PTL_DTYPE, buf.n_bt) : NULL;
+    buf.out = ptl_output_alloc(PTL_DTYPE, buf.n_out);
+    buf.db = with_db ? ptl_output_alloc(PTL_DTYPE, (uint32_t)g.Co) : NULL;
+    if ((buf.n_i2c && !buf.i2c) || (buf.n_bt && !buf.bt) || !buf.out || (with_db && !buf.db)) {
+        conv2d_free(vi, &buf, &g);
+        return no_memory(vi);
+    }
+    struct PTL_S(blob) input = {.data = buf.x, .diff = ig ? buf.out : NULL, .dim = (int)g.n_in,
+                                .W = g.W, .H = g.H, .C = g.Ci};
+    struct PTL_S(blob) coeff = {.data = buf.w, .diff = wg ? buf.out : NULL, .dim = (int)g.n_w,
+                                .W = g.Wk, .H = g.Hk, .C = g.Ci};
+    struct PTL_S(blob) bias = {.data = buf.b, .diff = buf.db, .dim = g.Co, .W = 1, .H = 1, .C = g.Co};
+    struct PTL_S(blob) output = {.data = fw ? buf.out : NULL, .diff = buf.dy, .dim = (int)g.n_out,
+                                 .W = g.Wo, .H = g.Ho, .C = g.Co};
+    struct PTL_S(Conv2D_args) args = {
+        .input = &input,
+        .coeff = &coeff,
+        .bias = &bias,
+        .output = &output,
+        .Lpad = g.L,
+        .Rpad = g.R,
+        .Upad = g.U,
+        .Dpad = g.D,
+        .stride_h = g.sh,
+        .stride_w = g.sw,
+        .i2c_buffer = buf.i2c,
+        .bt_buffer = buf.bt,
+        .skip_wg_grad = !wg,
+        .skip_in_grad = !ig,
+        .HWC = g.hwc,
+        .opt_matmul_type_fw = v.kernel,
+        .opt_matmul_type_wg = v.kernel,
+        .opt_matmul_type_ig = v.kernel,
+        .USE_BIASES = use_bias,
+        .USE_IM2COL = use_im2col,
+        .USE_DMA_IM2COL = use_dma,
+    };
+    ptl_measure_begin(vi);
+    if (fw)
+        PTL_F(pulp_conv2d_, _fw_cl)(&args);
+    else if (wg)
+        PTL_F(pulp_conv2d_, _bw_param_grads_cl)(&args);
+    else
+        PTL_F(pulp_conv2d_, _bw_input_grads_cl)(&args);
+    ptl_measure_end(vi);
+    PTL_T *out = buf.out, *db = buf.db;
+    buf.out = buf.db = NULL; /* emitted below, not released */
+    status = ptl_scratch_release(vi, PTL_DTYPE, buf.i2c, buf.n_i2c);
+    status = first_error(status, ptl_scratch_release(vi, PTL_DTYPE, buf.bt, buf.n_bt));
+    buf.i2c = buf.bt = NULL;
+    conv2d_free(vi, &buf, &g);
+    status = first_error(status, ptl_output_emit(c, fw ? "y" : wg ? "dW" : "dx", vi, PTL_DTYPE, out, buf.n_out));
+    if (with_db)
+        status = first_error(status, ptl_output_emit(c, "db", vi, PTL_DTYPE, db, (uint32_t)g.Co));
+    return status;
+}
 
-CONV2D_OPS(fp32, float, PTL_DTYPE_F32, blob, Conv2D_args, pulp_conv2d_fp32_fw_cl,
-           pulp_conv2d_fp32_bw_param_grads_cl, pulp_conv2d_fp32_bw_input_grads_cl, im2col_args,
-           pulp_im2col_fp32, pulp_im2row_fp32, blocktransp_args, pulp_blocktransp_fp32)
-CONV2D_OPS(fp16, fp16, PTL_DTYPE_F16, blob_fp16, Conv2D_args_fp16, pulp_conv2d_fp16_fw_cl,
-           pulp_conv2d_fp16_bw_param_grads_cl, pulp_conv2d_fp16_bw_input_grads_cl,
-           im2col_args_fp16, pulp_im2col_fp16, pulp_im2row_fp16, blocktransp_args_fp16,
-           pulp_blocktransp_fp16)
+static int run_conv2d(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    return run_conv2d_path(c, v, vi, 1, ptl_param(c, "USE_DMA_IM2COL", vi));
+}
 
-const struct ptl_op ptl_ops_conv2d[] = {
-    {"conv2d_fp32", run_conv2d_fp32},
-    {"conv2d_fp16", run_conv2d_fp16},
-    {"im2col_fp32", run_im2col_fp32},
-    {"im2col_fp16", run_im2col_fp16},
-    {"im2row_fp32", run_im2row_fp32},
-    {"im2row_fp16", run_im2row_fp16},
-    {"blocktransp_fp32", run_blocktransp_fp32},
-    {"blocktransp_fp16", run_blocktransp_fp16},
-    {0, 0},
+static int run_conv2d_direct(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    return run_conv2d_path(c, v, vi, 0, 0);
+}
+
+/* ---- the unrollings ---------------------------------------------------------------- */
+
+typedef void (*primitive_fn)(void *);
+
+/* X, T x P (im2col) or P x T (im2row), of x (mod 0) or dy (mod 1). */
+static int run_unroll(const struct ptl_case *c, struct ptl_variant v, uint32_t vi, primitive_fn unroll)
+{
+    struct conv_geometry g;
+    int status = read_geometry(c, vi, &g);
+    if (status)
+        return status;
+    const int mod = ptl_param(c, "mod", vi), use_dma = ptl_param(c, "USE_DMA", vi);
+    if ((mod != 0 && mod != 1) || (use_dma != 0 && use_dma != 1)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "im2col: mod and USE_DMA must be 0 or 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    PTL_T *src = mod ? ptl_input(c, "dy", PTL_DTYPE, g.n_out, vi) : ptl_input(c, "x", PTL_DTYPE, g.n_in, vi);
+    if (!src)
+        return PTL_ERR_BAD_CASE;
+    const uint32_t n = i2c_count(&g, mod);
+    PTL_T *buffer = ptl_output_alloc(PTL_DTYPE, n);
+    if (!buffer) {
+        free(src);
+        return no_memory(vi);
+    }
+    struct PTL_S(blob) input = {.data = mod ? NULL : src, .diff = NULL, .dim = (int)g.n_in,
+                                .W = g.W, .H = g.H, .C = g.Ci};
+    struct PTL_S(blob) coeff = {.data = NULL, .diff = NULL, .dim = (int)g.n_w, .W = g.Wk, .H = g.Hk, .C = g.Ci};
+    struct PTL_S(blob) output = {.data = NULL, .diff = mod ? src : NULL, .dim = (int)g.n_out,
+                                 .W = g.Wo, .H = g.Ho, .C = g.Co};
+    struct PTL_S(im2col_args) args = {
+        .input = &input,
+        .c = &coeff,
+        .output = &output,
+        .pBuffer = buffer,
+        .Lpad = g.L,
+        .Rpad = g.R,
+        .Upad = g.U,
+        .Dpad = g.D,
+        .mod = mod,
+        .stride_w = g.sw,
+        .stride_h = g.sh,
+        .HWC = g.hwc,
+        .USE_DMA = use_dma,
+    };
+    ptl_measure_begin(vi);
+    pi_cl_team_fork(v.cores, unroll, &args);
+    ptl_measure_end(vi);
+    free(src);
+    return ptl_output_emit(c, "X", vi, PTL_DTYPE, buffer, n);
+}
+
+static int run_im2col(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    return run_unroll(c, v, vi, PTL_F(pulp_im2col_, ));
+}
+
+static int run_im2row(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    return run_unroll(c, v, vi, PTL_F(pulp_im2row_, ));
+}
+
+/* ---- the block transpose ------------------------------------------------------------ */
+
+static int run_blocktransp(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int Ci = ptl_param(c, "Cin", vi), Co = ptl_param(c, "Cout", vi);
+    const int Hk = ptl_param(c, "Hk", vi), Wk = ptl_param(c, "Wk", vi), hwc = ptl_param(c, "HWC", vi);
+    if (Ci < 1 || Co < 1 || Hk < 1 || Wk < 1 || (hwc != 0 && hwc != 1)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "blocktransp: sizes must be >= 1 and HWC 0 or 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    const uint32_t n = (uint32_t)(Ci * Co * Hk * Wk);
+    PTL_T *w = ptl_input(c, "W", PTL_DTYPE, n, vi);
+    if (!w)
+        return PTL_ERR_BAD_CASE;
+    PTL_T *bt = ptl_output_alloc(PTL_DTYPE, n);
+    if (!bt) {
+        free(w);
+        return no_memory(vi);
+    }
+    struct PTL_S(blocktransp_args) args = {.weights = w, .bt_weights = bt, .Cin = Ci, .Cout = Co,
+                                           .Hk = Hk, .Wk = Wk, .HWC = hwc};
+    ptl_measure_begin(vi);
+    pi_cl_team_fork(v.cores, PTL_F(pulp_blocktransp_, ), &args);
+    ptl_measure_end(vi);
+    free(w);
+    return ptl_output_emit(c, "BT", vi, PTL_DTYPE, bt, n);
+}
+
+const struct ptl_op PTL_OP_TABLE[] = {
+    {.name = PTL_OP_NAME("conv2d"), .params = CONV2D_PARAMS, .inputs = CONV2D_INPUTS,
+     .outputs = CONV2D_OUTPUTS, .kernels = PTL_KERNEL_TABLE, .run = run_conv2d},
+    {.name = PTL_OP_NAME("conv2d_direct"), .params = CONV2D_DIRECT_PARAMS, .inputs = CONV2D_INPUTS,
+     .outputs = CONV2D_OUTPUTS, .kernels = "none", .run = run_conv2d_direct},
+    {.name = PTL_OP_NAME("im2col"), .params = UNROLL_PARAMS, .inputs = UNROLL_INPUTS,
+     .outputs = UNROLL_OUTPUTS, .kernels = "none", .run = run_im2col},
+    {.name = PTL_OP_NAME("im2row"), .params = UNROLL_PARAMS, .inputs = UNROLL_INPUTS,
+     .outputs = UNROLL_OUTPUTS, .kernels = "none", .run = run_im2row},
+    {.name = PTL_OP_NAME("blocktransp"), .params = BLOCKTRANSP_PARAMS, .inputs = BLOCKTRANSP_INPUTS,
+     .outputs = BLOCKTRANSP_OUTPUTS, .kernels = "none", .run = run_blocktransp},
+    {0},
 };
