@@ -23,8 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from golden.formats import format_named  # noqa: E402
-from harness.payload import VariantSpec, encode_payload, payload_as_c_source  # noqa: E402
+from harness.payload import payload_as_c_source  # noqa: E402
 from harness.protocol import decode_records  # noqa: E402
 from harness.session import Session, fp16_format_of  # noqa: E402
 from harness.target import BuildConfig, LibrarySource, DEFAULT_LIBRARY  # noqa: E402
@@ -60,10 +59,7 @@ def per_case_rate(target_name: str, sample: int, seed: int = 1) -> tuple[int, fl
         bundle = session.bundle_for(case)
         # The runner's description orders the params and tensors (from the suite's build).
         layout = session.layout_for(case, session.artefact_for(case.dtype), bundle)
-        fmt = format_named(case.dtype)
-        payload = encode_payload(case.entry.runner_op(case.dtype), layout.params,
-                                 [fmt.to_bits(bundle.inputs[n]) for n in layout.input_names],
-                                 [VariantSpec(variant.kernel, variant.cores)])
+        payload = session.payload_for(case, [variant], bundle, layout)
         with tempfile.TemporaryDirectory() as tmp:
             source = Path(tmp) / "payload_data.c"
             source.write_text(payload_as_c_source(payload))

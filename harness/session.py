@@ -177,11 +177,7 @@ class Session:
             layout = self.layout_for(case, artefact, bundle)
         except CaseFailure as failure:
             return {v: VariantResult(v, failure) for v in variants}
-        fmt = format_named(case.dtype)
-        payload = encode_payload(
-            case.entry.runner_op(case.dtype), layout.params,
-            [fmt.to_bits(bundle.inputs[name]) for name in layout.input_names],
-            [VariantSpec(v.kernel, v.cores) for v in variants])
+        payload = self.payload_for(case, variants, bundle, layout)
         workdir = Path(tempfile.mkdtemp(dir=self.workdir))
         try:
             raw = self.target.run(artefact.path, payload, self.timeout, workdir)
@@ -194,6 +190,14 @@ class Session:
             failure = CaseFailure(failures.TRANSPORT, f"{exc}\n{_tail(raw)}")
             return {v: VariantResult(v, failure) for v in variants}
         return {v: self._judge(v, i, decoded, raw, bundle, layout) for i, v in enumerate(variants)}
+
+    @staticmethod
+    def payload_for(case: Case, variants: list[Variant], bundle: ReferenceBundle, layout: CaseLayout) -> bytes:
+        """The payload of one runner invocation: the case laid out for its op, and the variants."""
+        fmt = format_named(case.dtype)
+        return encode_payload(case.entry.runner_op(case.dtype), layout.params,
+                              [fmt.to_bits(bundle.inputs[name]) for name in layout.input_names],
+                              [VariantSpec(v.kernel, v.cores) for v in variants])
 
     def _check_fits(self, case: Case, variants: list[Variant]) -> None:
         caps = self.target.capabilities
