@@ -121,6 +121,16 @@ def test_illegal_instruction_on_hart_3_is_one_crash_record(target, tmp_path_fact
         assert re.fullmatch(r"crash-pc [0-9a-f]{8}|core \d (step \d|keeps printing)", line), line
 
 
+def test_a_crash_is_reported_while_another_hart_spins(target, tmp_path_factory, tmp_path):
+    """Hart 1 busy-loops for ever (never sleeps); hart 3's trap still ends the
+    run with its CRASH record, instead of waiting for the run's timeout."""
+    artefact = build(target, tmp_path_factory, "test_crash", flags=["-DPTL_TEST_SPINNING_HART"])
+    raw = run(target, artefact, tmp_path, timeout=120)
+    assert not raw.timed_out and raw.returncode == 12
+    crash = _crash_of(raw).crash
+    assert (crash.hart, crash.cause) == (3, 2)
+
+
 def test_stack_overflow_hits_the_guard(target, tmp_path_factory, tmp_path):
     artefact = build(target, tmp_path_factory, "test_crash", flags=["-DPTL_TEST_STACK_OVERFLOW"])
     raw = run(target, artefact, tmp_path)

@@ -1,4 +1,7 @@
 /*
+ * With -DPTL_TEST_SPINNING_HART, hart 1 spins without end while hart 3
+ * traps: the CRASH record and the exit must not wait for the run's timeout.
+ *
  * With -DPTL_TEST_STACK_OVERFLOW, hart 3 instead recurses without end: the
  * PMP guard under its stack must turn that into a CRASH record with cause 7
  * (store access fault) and tval inside the guard.
@@ -36,6 +39,11 @@ static void body(void *arg)
 #ifdef PTL_TEST_STACK_OVERFLOW
     if (id == 3)
         recurse(0);
+#endif
+#ifdef PTL_TEST_SPINNING_HART
+    if (id == 1) /* busy forever, never sleeping: hart 3's crash must still end the run at once */
+        for (volatile uint32_t spin = 0;; spin++)
+            ;
 #endif
     if (id == 3)
         __asm__ volatile(".option push\n.option norvc\n"
