@@ -131,6 +131,17 @@ def test_a_crash_is_reported_while_another_hart_spins(target, tmp_path_factory, 
     assert (crash.hart, crash.cause) == (3, 2)
 
 
+def test_records_of_one_hart_and_the_crash_of_another_never_garble_each_other(target, tmp_path_factory, tmp_path):
+    """Hart 0 emits records without end, so the run ends only by hart 3's trap:
+    every record arrives whole and in sequence (the decoder checks CRCs and
+    numbers), and the CRASH record follows."""
+    artefact = build(target, tmp_path_factory, "test_crash", flags=["-DPTL_TEST_EMIT_RACE"])
+    raw = run(target, artefact, tmp_path)
+    assert raw.returncode == 12
+    decoded = _crash_of(raw)   # raises TransportError on a garbled or lost record
+    assert decoded.variants[0].errors and decoded.crash.hart == 3
+
+
 def test_stack_overflow_hits_the_guard(target, tmp_path_factory, tmp_path):
     artefact = build(target, tmp_path_factory, "test_crash", flags=["-DPTL_TEST_STACK_OVERFLOW"])
     raw = run(target, artefact, tmp_path)

@@ -91,6 +91,10 @@ const uint8_t *ptl_payload(size_t *len, const char **why)
 
 void ptl_console_write(const char *text, size_t len) { fwrite(text, 1, len, stdout); }
 
+void ptl_console_lock(void) { flockfile(stdout); }
+
+void ptl_console_unlock(void) { funlockfile(stdout); }
+
 void ptl_exit(int status)
 {
     fflush(stdout);

@@ -20,6 +20,10 @@ const uint8_t *ptl_payload(size_t *len, const char **why);
 
 /* Raw console output: stdout on host, the UART on QEMU. */
 void ptl_console_write(const char *text, size_t len);
+/* Hold the console (recursive): a record is numbered, formatted and written
+ * under it, so a trap report from another core never garbles a record. */
+void ptl_console_lock(void);
+void ptl_console_unlock(void);
 
 /* Ends the program with an exit status. */
 void ptl_exit(int status) __attribute__((noreturn));

@@ -100,6 +100,10 @@ static void uart_put(char c)
     ptl_mmio_write8(PTL_QEMU_UART_BASE + UART_THR, (uint8_t)c);
 }
 
+void ptl_console_lock(void) { ptl_qemu_lock_acquire(&ptl_qemu_console_lock); }
+
+void ptl_console_unlock(void) { ptl_qemu_lock_release(&ptl_qemu_console_lock); }
+
 void ptl_console_write(const char *text, size_t len)
 {
     ptl_qemu_lock_acquire(&ptl_qemu_console_lock);

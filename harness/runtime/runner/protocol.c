@@ -48,6 +48,7 @@ static void emit(char kind, const uint8_t *body, size_t len)
 {
     static char line[16 + 2 * 8 + 2 * MAX_BODY + 16];
     uint8_t head[5];
+    ptl_console_lock(); /* line and next_seq are shared by every core */
     uint32_t seq = next_seq++;
     for (int i = 0; i < 4; i++)
         head[i] = (uint8_t)(seq >> (8 * i));
@@ -65,6 +66,7 @@ static void emit(char kind, const uint8_t *body, size_t len)
     p = put_u32_hex(p, crc);
     *p++ = '\n';
     ptl_console_write(line, (size_t)(p - line));
+    ptl_console_unlock();
 }
 
 static uint8_t *put_u32(uint8_t *out, uint32_t value)

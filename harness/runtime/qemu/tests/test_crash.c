@@ -1,4 +1,7 @@
 /*
+ * With -DPTL_TEST_EMIT_RACE, hart 0 emits records while hart 3 traps: every
+ * record and the CRASH record must arrive whole and in sequence.
+ *
  * With -DPTL_TEST_SPINNING_HART, hart 1 spins without end while hart 3
  * traps: the CRASH record and the exit must not wait for the run's timeout.
  *
@@ -36,6 +39,11 @@ static void body(void *arg)
         printf("core %d step %d\n", id, i);
         pi_cl_team_barrier();
     }
+#ifdef PTL_TEST_EMIT_RACE
+    if (id == 0) /* records until hart 3's trap ends the run: neither may garble the other */
+        for (;;)
+            ptl_emit_error(0, 1, "hart 0 keeps emitting records");
+#endif
 #ifdef PTL_TEST_STACK_OVERFLOW
     if (id == 3)
         recurse(0);
