@@ -9,10 +9,13 @@ magnitudes are the same maps on |inputs| (every output element is a sum of
 products of one element per input, as in golden/linalg.py).
 
 The unrollings are built from torch's F.unfold, independently of the C code,
-following the definitions in lib_c/include/pulp_im2col_fp32.h:
+following the API's contract (TRAINLIB_API.md, "Contract details"; the
+element formulas are in lib_c/include/pulp_im2col_fp32.h):
   mod 0: unfold of the padded input with the layer's strides;
-  mod 1: stride-1 unfold of dOut dilated by the strides and padded by
-         Hk-1-Upad on top and Wk-1-Lpad on the left (negative pads crop).
+  mod 1: stride-1 unfold of dOut with a zero border of Hk-1 rows on top and
+         Wk-1 columns on the left, into H x W windows; every pad and stride
+         field is ignored, so this is the input-gradient unrolling only of a
+         stride-1, unpadded layer.
 They are copies, so their reduction length is 0: the device must match
 them bit for bit.
 """
@@ -118,19 +121,17 @@ def conv2d(inputs: dict[str, np.ndarray], g: ConvGeometry, step: str, hwc: int, 
 
 def unrolled_matrix(source: np.ndarray, g: ConvGeometry, hwc: int, mod: int) -> np.ndarray:
     """X of pulp_im2col_fp32.h, T x P: mod 0 unrolls the input x, mod 1 the
-    output gradient dy (each given in the library's layout)."""
+    output gradient dy (each given in the library's layout). Layouts: CHW
+    taps [c][hk][wk], HWC taps [hk][wk][c]; windows row-major."""
     src = _chw("x" if mod == 0 else "dy", source, hwc)
     if mod == 0:
         padded = F.pad(src[None], (g.L, g.R, g.U, g.D))
         X = F.unfold(padded, (g.Hk, g.Wk), stride=(g.sh, g.sw))[0]
         channels = g.Ci
     elif mod == 1:
-        dilated = torch.zeros(g.Co, (g.Ho - 1) * g.sh + 1, (g.Wo - 1) * g.sw + 1, dtype=torch.float64)
-        dilated[:, ::g.sh, ::g.sw] = src
-        top, left = g.Hk - 1 - g.U, g.Wk - 1 - g.L
-        bottom = g.H + g.Hk - 1 - top - dilated.shape[1]
-        right = g.W + g.Wk - 1 - left - dilated.shape[2]
-        X = F.unfold(F.pad(dilated[None], (left, right, top, bottom)), (g.Hk, g.Wk))[0]
+        # H + Hk - 1 rows make H windows: below dOut H - Ho rows (a negative pad crops).
+        top, left = g.Hk - 1, g.Wk - 1
+        X = F.unfold(F.pad(src[None], (left, g.W - g.Wo, top, g.H - g.Ho)), (g.Hk, g.Wk))[0]
         channels = g.Co
     else:
         raise ValueError(f"im2col has no mod {mod!r}; expected 0 (FW/WG) or 1 (IG)")

@@ -6,7 +6,7 @@ import pytest
 
 from harness.kernels import kernel_table
 from suite.catalogue.conv2d import (CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, ENTRIES, IM2COL, IM2ROW,
-                                    REALISTIC_FULL, REALISTIC_TILE_4, REALISTIC_TILE_8, geometry)
+                                    KERNEL_SWEEP, REALISTIC_FULL, REALISTIC_TILE_4, REALISTIC_TILE_8, geometry)
 
 L1 = 64 * 1024
 CONV_ENTRIES = (CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, CONV2D_DIRECT)
@@ -93,9 +93,13 @@ def test_realistic_layers_are_not_run_in_bf16():
 
 
 def test_hwc_weight_gradient_on_the_im2col_path_counts_the_bt_buffer():
+    """The API: for WG in HWC, bt_buffer holds output->diff transposed."""
     case = next(c for c in CONV2D_KERNEL_SWEEP.cases() if c.step == "wg" and c.options["HWC"] and c.dtype == "fp32")
     g = geometry(case)
-    assert case.footprint["bt_buffer"] == 4 * g.Co * g.Ci * g.Hk * g.Wk
+    assert case.footprint["bt_buffer"] == 4 * g.Co * g.Ho * g.Wo
+    ig = next(c for c in CONV2D_KERNEL_SWEEP.cases() if c.step == "ig" and c.dtype == "fp32")
+    assert ig.footprint["bt_buffer"] == 4 * g.Co * g.Ci * g.Hk * g.Wk
+    assert ig.footprint["i2c_buffer"] == 4 * g.Co * g.Hk * g.Wk * g.H * g.W
     chw = next(c for c in CONV2D_KERNEL_SWEEP.cases() if c.step == "wg" and not c.options["HWC"])
     assert "bt_buffer" not in chw.footprint
 
@@ -122,3 +126,78 @@ def test_unrolling_ops_get_both_described_inputs_and_read_the_one_mod_names():
     assert set(IM2COL.inputs(case)) == {"x", "dy"}
     assert IM2COL.params(case)["mod"] == 1
     assert {c.step: IM2ROW.params(c)["mod"] for c in IM2ROW.cases()} == {"fw": 0, "ig": 1}
+
+
+# ---- features: lib_c beyond the published API (TRAINLIB_API.md, "Contract details") ----
+
+FEATURES = {"dma_im2col", "any_stride", "hwc_padding", "hwc_direct"}
+STRIDE3 = dict(Ci=2, H=8, W=8, Co=3, Hk=3, Wk=3, sh=3, sw=3, L=0, R=1, U=1, D=1)   # (8 + 2 - 3) % 3 != 0
+
+
+def _find(entry, **want):
+    """The case of `entry` whose dtype, step, shape and options are as given."""
+    shape = want.pop("shape", None)
+    matches = [c for c in entry.cases()
+               if (shape is None or c.shape == shape)
+               and all(getattr(c, k) == v for k, v in want.items() if k in ("dtype", "step"))
+               and all(c.options[k] == v for k, v in want.items() if k not in ("dtype", "step"))]
+    assert matches, want
+    return matches[0]
+
+
+def test_features_are_the_documented_ones_and_each_is_exercised():
+    used = {f for c in ALL_CASES for f in c.features}
+    assert used == FEATURES
+
+
+def test_every_entry_step_and_dtype_also_tests_the_published_contract():
+    for entry in ENTRIES:
+        combos = {(c.dtype, c.step) for c in entry.cases()}
+        plain = {(c.dtype, c.step) for c in entry.cases() if not c.features}
+        assert plain == combos, (entry.name, entry.runner_op("fp32"), combos - plain)
+
+
+def test_the_kernel_sweep_tests_every_kernel_on_the_published_contract():
+    for dtype in ("fp32", "fp16"):
+        seen = {(v.kernel, v.case.step, v.case.options["HWC"]) for v in CONV2D_KERNEL_SWEEP.variants()
+                if v.case.dtype == dtype and not v.case.features}
+        assert seen == set(itertools.product(range(len(kernel_table(dtype))), ("fw", "wg", "ig"), (0, 1)))
+
+
+def test_the_stride_precondition_marks_mod0_only():
+    assert "any_stride" in _find(CONV2D_SHAPE_SWEEP, shape=STRIDE3, step="fw", HWC=0, dma=0).features
+    assert "any_stride" in _find(CONV2D_SHAPE_SWEEP, shape=STRIDE3, step="wg", HWC=0, dma=0).features
+    assert _find(CONV2D_SHAPE_SWEEP, shape=STRIDE3, step="ig", HWC=0, dma=0).features == ()
+    assert "any_stride" in _find(IM2ROW, shape=STRIDE3, step="fw", HWC=0, dma=0).features
+    assert _find(IM2ROW, shape=STRIDE3, step="ig", HWC=1, dma=0).features == ()      # mod 1 ignores strides
+    assert _find(CONV2D_DIRECT, shape=STRIDE3, step="fw", HWC=0).features == ()
+
+
+def test_hwc_padding_marks_hwc_mod0_unrollings_with_padding():
+    padded = CONV2D_KERNEL_SWEEP.shapes[1]          # the realistic 4x4 tile, padding 1
+    assert "hwc_padding" in _find(CONV2D_KERNEL_SWEEP, shape=padded, dtype="fp32", step="fw", HWC=1).features
+    assert "hwc_padding" in _find(CONV2D_KERNEL_SWEEP, shape=padded, dtype="fp32", step="wg", HWC=1).features
+    assert _find(CONV2D_KERNEL_SWEEP, shape=padded, dtype="fp32", step="fw", HWC=0).features == ()
+    assert _find(CONV2D_KERNEL_SWEEP, shape=padded, dtype="fp32", step="ig", HWC=1).features == ()
+    for entry in (IM2COL, IM2ROW):
+        assert _find(entry, shape=padded, dtype="fp32", step="fw", HWC=1, dma=0).features == ("hwc_padding",)
+        assert _find(entry, shape=padded, dtype="fp32", step="ig", HWC=1, dma=0).features == ()
+
+
+def test_dma_is_published_only_in_fp32_im2row_and_the_layers_hwc_forward():
+    unpadded = KERNEL_SWEEP[0]
+    assert _find(IM2ROW, shape=unpadded, dtype="fp32", step="fw", HWC=1, dma=1).features == ()
+    assert _find(IM2ROW, shape=unpadded, dtype="fp32", step="ig", HWC=0, dma=1).features == ()
+    assert _find(IM2ROW, shape=unpadded, dtype="fp32", step="ig", HWC=1, dma=1).features == ("dma_im2col",)
+    assert _find(IM2ROW, shape=unpadded, dtype="bf16", step="fw", HWC=0, dma=1).features == ("dma_im2col",)
+    assert _find(IM2COL, shape=unpadded, dtype="fp32", step="fw", HWC=0, dma=1).features == ("dma_im2col",)
+    layer = CONV2D_SHAPE_SWEEP.shapes[0]             # all ones: no other feature
+    assert _find(CONV2D_SHAPE_SWEEP, shape=layer, dtype="fp32", step="fw", HWC=1, dma=1).features == ()
+    for dtype, step, hwc in (("fp32", "fw", 0), ("fp32", "wg", 1), ("fp32", "ig", 1), ("fp16", "fw", 1)):
+        case = _find(CONV2D_SHAPE_SWEEP, shape=layer, dtype=dtype, step=step, HWC=hwc, dma=1)
+        assert case.features == ("dma_im2col",), case.id
+
+
+def test_the_direct_kernels_are_published_in_chw_only():
+    assert {c.features for c in CONV2D_DIRECT.cases() if c.options["HWC"]} == {("hwc_direct",)}
+    assert {c.features for c in CONV2D_DIRECT.cases() if not c.options["HWC"]} == {()}

@@ -83,11 +83,9 @@ def _unrolled_by_formula(src_chw: np.ndarray, g: ConvGeometry, hwc: int, mod: in
         if mod == 0:
             y, x = oy * g.sh + kh - g.U, ox * g.sw + kw - g.L
             inside = 0 <= y < g.H and 0 <= x < g.W
-        else:
-            ty, tx = oy + kh + g.U - (g.Hk - 1), ox + kw + g.L - (g.Wk - 1)
-            inside = ty >= 0 and tx >= 0 and ty % g.sh == 0 and tx % g.sw == 0
-            y, x = ty // g.sh, tx // g.sw
-            inside = inside and y < g.Ho and x < g.Wo
+        else:  # every pad and stride field ignored
+            y, x = oy + kh - (g.Hk - 1), ox + kw - (g.Wk - 1)
+            inside = 0 <= y < g.Ho and 0 <= x < g.Wo
         X[t, oy * OW + ox] = src_chw[c, y, x] if inside else 0.0
     return X
 
@@ -105,11 +103,16 @@ def test_unfold_construction_matches_the_header_formula(g, hwc, mod):
     assert conv.im2col(inputs, g, hwc, mod)["X"].reduction == 0
 
 
+def _stride1_unpadded(g: ConvGeometry) -> bool:
+    return g.sh == g.sw == 1 and g.L == g.R == g.U == g.D == 0
+
+
 @pytest.mark.parametrize("hwc", [0, 1])
 @pytest.mark.parametrize("g", GEOMETRIES, ids=_ids)
 def test_the_unrollings_compose_into_the_three_steps(g, hwc):
-    """FW = W . X0, WG = dOut . X0^T, IG = BT . X1, in the products the
-    library runs for each layout (pulp_conv2d_fp32.h)."""
+    """FW = W . X0 and WG = dOut . X0^T on every geometry, and IG = BT . X1
+    where mod 1 is the IG unrolling (stride 1, no padding), in the products
+    the library runs for each layout (pulp_conv2d_fp32.h)."""
     inputs = _inputs(g, hwc, seed=1)
     P = g.Ho * g.Wo
     X0 = conv.unrolled_matrix(inputs["x"], g, hwc, 0)
@@ -120,9 +123,26 @@ def test_the_unrollings_compose_into_the_three_steps(g, hwc):
         y, dW, dx = X0.T @ Wm.T, (X0 @ inputs["dy"].reshape(P, g.Co)).T, X1.T @ BT.T
     else:
         y, dW, dx = Wm @ X0, inputs["dy"].reshape(g.Co, P) @ X0.T, BT @ X1
-    for name, value, step in (("y", y, "fw"), ("dW", dW, "wg"), ("dx", dx, "ig")):
+    steps = (("y", y, "fw"), ("dW", dW, "wg")) + ((("dx", dx, "ig"),) if _stride1_unpadded(g) else ())
+    for name, value, step in steps:
         ref = conv.conv2d(inputs, g, step, hwc, 0)[name].value
         np.testing.assert_allclose(value.reshape(ref.shape), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_the_geometries_include_stride1_unpadded_ones_for_the_ig_composition():
+    assert sum(_stride1_unpadded(g) for g in GEOMETRIES) >= 2
+
+
+@pytest.mark.parametrize("hwc", [0, 1])
+def test_mod1_ignores_pads_and_strides(hwc):
+    """The published mod 1 reads no pad or stride field. Window (1, 1), tap
+    (co 0, kh 1, kw 1) reads dOut(0, 0, 0) whatever they are; the layer's
+    true IG unrolling (Upad 1, stride_h 2) would put a 0 there (dilated row)."""
+    g = ConvGeometry(Ci=2, H=7, W=6, Co=5, Hk=3, Wk=3, sh=2, sw=1, L=1, R=1, U=1, D=1)
+    dy = _inputs(g, hwc)["dy"]
+    X = conv.unrolled_matrix(dy, g, hwc, 1)
+    tap = (1 * g.Wk + 1) * g.Co if hwc else 1 * g.Wk + 1
+    assert X[tap, 1 * g.W + 1] == _chw(dy, hwc)[0, 0, 0] != 0
 
 
 @pytest.mark.parametrize("hwc", [0, 1])

@@ -23,18 +23,27 @@
  *       FW  HWC=0: out[Co x P] = w[Co x T] . im2col(in)[T x P]
  *           HWC=1: out[P x Co] = im2row(in)[P x T] . w^T       (bias per column)
  *       WG  HWC=0: dW[Co x T] = dOut[Co x P] . im2col(in)^T
- *           HWC=1: bt_buffer[T x Co] = im2col(in)[T x P] . dOut[P x Co],
- *                  then transposed into dW
- *       IG  HWC=0: dIn[Ci x HW] = BT[Ci x T'] . im2col_mod1(dOut)[T' x HW]
- *           HWC=1: dIn[HW x Ci] = im2row_mod1(dOut)[HW x T'] . BT^T
+ *           HWC=1: bt_buffer[Co x P] = dOut[P x Co] transposed, then
+ *                  dW[Co x T] = bt_buffer . im2col(in)^T
+ *       IG  HWC=0: dIn[Ci x HW] = BT[Ci x T'] . U[T' x HW]
+ *           HWC=1: dIn[HW x Ci] = U^T[HW x T'] . BT^T
  *     with T = Ci*Hk*Wk, T' = Co*Hk*Wk, P = Ho*Wo, BT the block-transposed
- *     weights in bt_buffer (pulp_blocktransp_fp32).
+ *     weights in bt_buffer (pulp_blocktransp_fp32), and U the IG unrolling
+ *     of dOut: the im2col/im2row mod 1 of pulp_im2col_fp32.h for a stride-1,
+ *     unpadded layer, and in general the same with dOut dilated by the
+ *     strides and a top/left border of Hk-1-Upad / Wk-1-Lpad (the public
+ *     mod 1 ignores pads and strides, so the layer unrolls this itself).
  *     Buffers (elements): i2c_buffer  FW, WG: T * Ho * Wo;  IG: T' * H * W.
- *                         bt_buffer   IG and HWC WG: Co * Ci * Hk * Wk.
+ *                         bt_buffer   IG: Co * Ci * Hk * Wk;
+ *                                     WG in HWC: Co * Ho * Wo.
  *     USE_DMA_IM2COL is passed to the unrolling as USE_DMA (see there: with
- *     the harness's pmsis shim the DMA is a synchronous copy).
+ *     the harness's pmsis shim the DMA is a synchronous copy). Beyond the
+ *     published API, it works in every step, layout and dtype, and the
+ *     unrollings take any stride and HWC padding (pulp_im2col_fp32.h); the
+ *     published one has DMA only where it unrolls with pulp_im2row_fp32.
  *   USE_IM2COL == 0: direct loops (no buffers; the opt_matmul_type_*,
- *     USE_DMA_IM2COL and the buffer pointers are not read).
+ *     USE_DMA_IM2COL and the buffer pointers are not read). CHW and, beyond
+ *     the published API (CHW only), HWC.
  * Each primitive forks its own team of NUM_CORES cores. Results overwrite
  * their destination.
  */

@@ -24,24 +24,28 @@
  *   X[t][p] = in(c, ho * sh + kh - U, wo * sw + kw - L), 0 outside H x W.
  * Then FW is out = Wt . X and WG is dW = dOut . X^T.
  *
- * mod 1, the IG unrolling, reads output->diff. Windows p = (h, w), P = H * W;
- * taps over the output channels, T = Co * Hk * Wk:
- *   X[t][p] = dOut(c, ho, wo) where ho * sh = h + kh + U - (Hk - 1)
- *                              and  wo * sw = w + kw + L - (Wk - 1),
- *             0 when either is not a multiple of the stride or falls outside
- *             Ho x Wo.
- * That is the stride-1 unrolling, for a full correlation, of dOut dilated by
- * the strides (sh - 1 zero rows between its rows, sw - 1 zero columns between
- * its columns) and padded by Hk - 1 - U rows on top and Wk - 1 - L columns on
- * the left (a negative pad crops), with as many rows and columns below and to
- * the right as make H x W windows. With the block-transposed weights BT of
- * pulp_blocktransp_fp32, the input gradient is the product dIn = BT . X
- * (inputs rows that no window reached, e.g. the rows lost to a stride that
- * does not divide H + U + D - Hk, get 0).
+ * mod 1, the IG unrolling, reads output->diff and, as the API says, ignores
+ * every pad and stride field. Windows p = (h, w), P = H * W; taps over the
+ * output channels, T = Co * Hk * Wk:
+ *   X[t][p] = dOut(c, h + kh - (Hk - 1), w + kw - (Wk - 1)), 0 outside Ho x Wo:
+ * the stride-1 unrolling of dOut with a zero border of Hk - 1 rows and
+ * Wk - 1 columns, without flipping the kernel (the block transpose does).
+ * With the block-transposed weights BT of pulp_blocktransp_fp32 the input
+ * gradient of a stride-1, unpadded layer is the product dIn = BT . X; a
+ * strided or padded layer needs its own unrolling (pulp_conv2d_fp32 has it).
  *
  * pulp_im2col_fp32 writes X, T x P row-major: pBuffer[t * P + p].
  * pulp_im2row_fp32 writes X^T, P x T row-major: pBuffer[p * T + t].
  * Every element of the T x P block is written; nothing else is.
+ *
+ * Beyond the published API (which these extensions keep compatible with):
+ *   - any stride: the published mod 0 requires (H + U + D - Hk) divisible by
+ *     sh and (W + L + R - Wk) by sw, and otherwise reports an error and
+ *     writes nothing; here the windows simply stop at Ho x Wo;
+ *   - HWC with padding, in im2col and im2row (the published HWC unrollings
+ *     take no padding);
+ *   - USE_DMA in every unrolling and dtype (the published one has it only in
+ *     pulp_im2row_fp32, and not for HWC mod 1).
  *
  * USE_DMA != 0 copies the in-bounds runs that are contiguous in both the
  * source and pBuffer (im2col with HWC = 0 and stride 1 along the row; im2row
@@ -69,7 +73,7 @@ struct im2col_args {
     int Rpad;
     int Upad;
     int Dpad;
-    int mod;             /* 0: FW/WG unrolling of the input; 1: IG unrolling of dOut */
+    int mod;             /* 0: FW/WG unrolling of the input; 1: IG unrolling of dOut (no pads, stride 1) */
     int stride_w;
     int stride_h;
     int HWC;

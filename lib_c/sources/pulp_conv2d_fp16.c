@@ -17,6 +17,11 @@
 #define CONV_IM2COL pulp_im2col_fp16
 #define CONV_IM2ROW pulp_im2row_fp16
 #define CONV_BLOCKTRANSP pulp_blocktransp_fp16
+#define IM2COL_T fp16
+#define IM2COL_ZERO fp16_zero()
+#define IM2COL_ARGS struct im2col_args_fp16
+#define BT_ARGS struct blocktransp_args_fp16
+#include "pulp_im2col_impl.h"
 #include "pulp_conv2d_impl.h"
 
 void pulp_conv2d_fp16_fw_cl(void *Conv2D_args_fp16)

@@ -17,6 +17,11 @@
 #define CONV_IM2COL pulp_im2col_fp32
 #define CONV_IM2ROW pulp_im2row_fp32
 #define CONV_BLOCKTRANSP pulp_blocktransp_fp32
+#define IM2COL_T float
+#define IM2COL_ZERO 0.0f
+#define IM2COL_ARGS struct im2col_args
+#define BT_ARGS struct blocktransp_args
+#include "pulp_im2col_impl.h"
 #include "pulp_conv2d_impl.h"
 
 void pulp_conv2d_fp32_fw_cl(void *Conv2D_args)

@@ -11,6 +11,8 @@
  *   CONV_MM_MANAGER              mm_manager[_fp16]
  *   CONV_UNROLL_ARGS, CONV_BT_ARGS  struct im2col_args[_fp16], struct blocktransp_args[_fp16]
  *   CONV_IM2COL, CONV_IM2ROW, CONV_BLOCKTRANSP  the public unrollings of that type
+ * and after including pulp_im2col_impl.h for that type (the IG unrolling of
+ * a strided or padded layer, which the public mod 1 does not do).
  * It defines static conv_fw(), conv_wg(), conv_ig() and conv_bw(), each
  * taking the args struct; the .c file wraps them in the public names.
  *
@@ -18,8 +20,6 @@
  * conv_geom), so one loop nest serves CHW and HWC. Each core takes a
  * contiguous slice of output rows: FW (co, ho), WG (co, ci), IG (ci, h).
  */
-#include <string.h>
-
 #include "pulp_conv_ranges.h"
 
 #ifdef OPTIMIZE
@@ -204,57 +204,70 @@ struct conv_mm_job {
 };
 
 /* The job of one step: the unrolling of mod `mod` into i2c_buffer, and the
- * matmul geometry every step shares; conv_fw/wg/ig set A, B, C and sizes. */
-static void conv_mm_job_init(struct conv_mm_job *job, const CONV_ARGS *a, int mod, int step,
-                             int matmul_type)
+ * product C[N x M] = A[N x K] . B (B stored K x M, or M x K with trans_B)
+ * through mm_manager with kernel matmul_type. */
+static void conv_mm_job_init(struct conv_mm_job *job, const CONV_ARGS *a, int mod, int step, int matmul_type,
+                             CONV_T *A, CONV_T *B, CONV_T *C, int N, int K, int M, int trans_B)
 {
-    memset(job, 0, sizeof *job);
     job->args = a;
     job->g = conv_geom_of(a);
-    CONV_UNROLL_ARGS *u = &job->unroll;
-    u->input = a->input;
-    u->c = a->coeff;
-    u->output = a->output;
-    u->pBuffer = a->i2c_buffer;
-    u->Lpad = a->Lpad;
-    u->Rpad = a->Rpad;
-    u->Upad = a->Upad;
-    u->Dpad = a->Dpad;
-    u->mod = mod;
-    u->stride_w = a->stride_w;
-    u->stride_h = a->stride_h;
-    u->HWC = a->HWC;
-    u->USE_DMA = a->USE_DMA_IM2COL;
-    CONV_MM_ARGS *mm = &job->mm;
-    mm->H = job->g.H;
-    mm->W = job->g.W;
-    mm->pW = job->g.Wk;
-    mm->pH = job->g.Hk;
-    mm->pCin = job->g.Ci;
-    mm->pCout = job->g.Co;
-    mm->stride_h = a->stride_h;
-    mm->stride_w = a->stride_w;
-    mm->Lpad = a->Lpad;
-    mm->Rpad = a->Rpad;
-    mm->Upad = a->Upad;
-    mm->Dpad = a->Dpad;
-    mm->HWC = a->HWC;
-    job->mgr.mm_args = mm;
-    job->mgr.layer_type = LAYER_CONV2D;
-    job->mgr.step_type = step;
-    job->mgr.matmul_type = CONV_MATMUL_TYPE(matmul_type);
-}
-
-static void conv_matmul(CONV_MM_ARGS *mm, CONV_T *A, CONV_T *B, CONV_T *C, int N, int K, int M,
-                        int trans_B)
-{
-    mm->A = A;
-    mm->B = B;
-    mm->C = C;
-    mm->N = N;
-    mm->K = K;
-    mm->M = M;
-    mm->trans_B = trans_B;
+    job->unroll = (CONV_UNROLL_ARGS){
+        .input = a->input,
+        .c = a->coeff,
+        .output = a->output,
+        .pBuffer = a->i2c_buffer,
+        .Lpad = a->Lpad,
+        .Rpad = a->Rpad,
+        .Upad = a->Upad,
+        .Dpad = a->Dpad,
+        .mod = mod,
+        .stride_w = a->stride_w,
+        .stride_h = a->stride_h,
+        .HWC = a->HWC,
+        .USE_DMA = a->USE_DMA_IM2COL,
+    };
+    job->bt = (CONV_BT_ARGS){
+        .weights = a->coeff->data,
+        .bt_weights = a->bt_buffer,
+        .Cin = job->g.Ci,
+        .Cout = job->g.Co,
+        .Hk = job->g.Hk,
+        .Wk = job->g.Wk,
+        .HWC = a->HWC,
+    };
+    job->mm = (CONV_MM_ARGS){
+        .A = A,
+        .B = B,
+        .C = C,
+        .N = N,
+        .M = M,
+        .K = K,
+        .trans_B = trans_B,
+        .H = job->g.H,
+        .W = job->g.W,
+        .pW = job->g.Wk,
+        .pH = job->g.Hk,
+        .pCin = job->g.Ci,
+        .pCout = job->g.Co,
+        .stride_h = a->stride_h,
+        .stride_w = a->stride_w,
+        .Lpad = a->Lpad,
+        .Rpad = a->Rpad,
+        .Upad = a->Upad,
+        .Dpad = a->Dpad,
+        .bias = NULL,
+        .bias_dim = 0,
+        .USE_BIASES = 0,
+        .bias_transposed = 0,
+        .HWC = a->HWC,
+    };
+    job->mgr = (CONV_MGR_ARGS){
+        .mm_args = &job->mm,
+        .mm_dw_args = NULL,
+        .layer_type = LAYER_CONV2D,
+        .step_type = step,
+        .matmul_type = CONV_MATMUL_TYPE(matmul_type),
+    };
 }
 
 static void conv_mm_fw_team(void *job_ptr)
@@ -275,30 +288,32 @@ static void conv_mm_wg_team(void *job_ptr)
     CONV_IM2COL(&job->unroll);
     if (a->USE_BIASES)
         conv_bias_grad(a, &job->g); /* reads only dOut: no wait for the unrolling */
+    if (a->HWC) {
+        /* bt_buffer[co][p] = dOut[p][co]: dOut as the Co x P operand A. */
+        const int Co = job->g.Co, P = job->g.Ho * job->g.Wo;
+        const CONV_T *dy = a->output->diff;
+        CONV_T *dyt = a->bt_buffer;
+        int first, last;
+        conv_core_slice(Co, &first, &last);
+        for (int co = first; co < last; co++)
+            for (int p = 0; p < P; p++)
+                dyt[co * P + p] = dy[p * Co + co];
+    }
     pi_cl_team_barrier();
     CONV_MM_MANAGER(&job->mgr);
-    if (!a->HWC)
-        return;
-    /* dW[co][t] = bt_buffer[t][co]: the product left dW transposed. */
-    pi_cl_team_barrier();
-    const int Co = job->g.Co, taps = job->mm.N;
-    const CONV_T *tmp = job->mm.C;
-    CONV_T *dw = a->coeff->diff;
-    int first, last;
-    conv_core_slice(Co, &first, &last);
-    for (int co = first; co < last; co++)
-        for (int t = 0; t < taps; t++)
-            dw[co * taps + t] = tmp[t * Co + co];
 }
 
+/* The IG unrolling of the layer, strides and pads included: the public
+ * mod 1 ignores them (as the API says), so it is done here. */
 static void conv_mm_ig_team(void *job_ptr)
 {
     struct conv_mm_job *job = job_ptr;
     CONV_BLOCKTRANSP(&job->bt);
+    const struct unroll_geom ig = unroll_geom_of(&job->unroll, 1);
     if (job->args->HWC)
-        CONV_IM2ROW(&job->unroll);
+        unroll_rows_of(&ig, job->unroll.pBuffer, job->unroll.USE_DMA);
     else
-        CONV_IM2COL(&job->unroll);
+        unroll_cols_of(&ig, job->unroll.pBuffer, job->unroll.USE_DMA);
     pi_cl_team_barrier();
     CONV_MM_MANAGER(&job->mgr);
 }
@@ -311,17 +326,18 @@ static void conv_fw(const CONV_ARGS *a)
         conv_direct(a, conv_direct_fw_team);
         return;
     }
+    const struct conv_geom g = conv_geom_of(a);
+    const int taps = g.Ci * g.Hk * g.Wk, P = g.Ho * g.Wo;
     struct conv_mm_job job;
-    conv_mm_job_init(&job, a, 0, STEP_FW, a->opt_matmul_type_fw);
-    const struct conv_geom *g = &job.g;
-    const int taps = g->Ci * g->Hk * g->Wk, P = g->Ho * g->Wo;
     if (a->HWC)
-        conv_matmul(&job.mm, a->i2c_buffer, a->coeff->data, a->output->data, P, taps, g->Co, 1);
+        conv_mm_job_init(&job, a, 0, STEP_FW, a->opt_matmul_type_fw, a->i2c_buffer, a->coeff->data,
+                         a->output->data, P, taps, g.Co, 1);
     else
-        conv_matmul(&job.mm, a->coeff->data, a->i2c_buffer, a->output->data, g->Co, taps, P, 0);
+        conv_mm_job_init(&job, a, 0, STEP_FW, a->opt_matmul_type_fw, a->coeff->data, a->i2c_buffer,
+                         a->output->data, g.Co, taps, P, 0);
     if (a->USE_BIASES) {
         job.mm.bias = a->bias->data;
-        job.mm.bias_dim = g->Co;
+        job.mm.bias_dim = g.Co;
         job.mm.USE_BIASES = 1;
         job.mm.bias_transposed = !a->HWC; /* HWC: one bias per column of C, CHW: per row */
     }
@@ -334,14 +350,14 @@ static void conv_wg(const CONV_ARGS *a)
         conv_direct(a, conv_direct_wg_team);
         return;
     }
+    const struct conv_geom g = conv_geom_of(a);
+    const int taps = g.Ci * g.Hk * g.Wk, P = g.Ho * g.Wo;
+    /* dW[Co x T] = dOut[Co x P] . im2col(in)^T; in HWC dOut is P x Co and
+     * goes through bt_buffer transposed first. */
+    CONV_T *dy = a->HWC ? a->bt_buffer : a->output->diff;
     struct conv_mm_job job;
-    conv_mm_job_init(&job, a, 0, STEP_WGT_GRAD, a->opt_matmul_type_wg);
-    const struct conv_geom *g = &job.g;
-    const int taps = g->Ci * g->Hk * g->Wk, P = g->Ho * g->Wo;
-    if (a->HWC)
-        conv_matmul(&job.mm, a->i2c_buffer, a->output->diff, a->bt_buffer, taps, P, g->Co, 0);
-    else
-        conv_matmul(&job.mm, a->output->diff, a->i2c_buffer, a->coeff->diff, g->Co, P, taps, 1);
+    conv_mm_job_init(&job, a, 0, STEP_WGT_GRAD, a->opt_matmul_type_wg, dy, a->i2c_buffer, a->coeff->diff,
+                     g.Co, P, taps, 1);
     pi_cl_team_fork(NUM_CORES, conv_mm_wg_team, &job);
 }
 
@@ -351,21 +367,15 @@ static void conv_ig(const CONV_ARGS *a)
         conv_direct(a, conv_direct_ig_team);
         return;
     }
+    const struct conv_geom g = conv_geom_of(a);
+    const int taps = g.Co * g.Hk * g.Wk, P = g.H * g.W;
     struct conv_mm_job job;
-    conv_mm_job_init(&job, a, 1, STEP_IN_GRAD, a->opt_matmul_type_ig);
-    const struct conv_geom *g = &job.g;
-    const int taps = g->Co * g->Hk * g->Wk, P = g->H * g->W;
-    job.bt.weights = a->coeff->data;
-    job.bt.bt_weights = a->bt_buffer;
-    job.bt.Cin = g->Ci;
-    job.bt.Cout = g->Co;
-    job.bt.Hk = g->Hk;
-    job.bt.Wk = g->Wk;
-    job.bt.HWC = a->HWC;
     if (a->HWC)
-        conv_matmul(&job.mm, a->i2c_buffer, a->bt_buffer, a->input->diff, P, taps, g->Ci, 1);
+        conv_mm_job_init(&job, a, 1, STEP_IN_GRAD, a->opt_matmul_type_ig, a->i2c_buffer, a->bt_buffer,
+                         a->input->diff, P, taps, g.Ci, 1);
     else
-        conv_matmul(&job.mm, a->bt_buffer, a->i2c_buffer, a->input->diff, g->Ci, taps, P, 0);
+        conv_mm_job_init(&job, a, 1, STEP_IN_GRAD, a->opt_matmul_type_ig, a->bt_buffer, a->i2c_buffer,
+                         a->input->diff, g.Ci, taps, P, 0);
     pi_cl_team_fork(NUM_CORES, conv_mm_ig_team, &job);
 }
 

@@ -10,14 +10,18 @@
  *   BT_ARGS       struct blocktransp_args[_fp16]
  * It defines static functions unroll_cols(), unroll_rows() and
  * block_transpose(), each taking the args struct; the .c file wraps them in
- * the public names.
+ * the public names. The Conv2D layer includes it too, for the input-gradient
+ * unrolling of a strided or padded layer (unroll_geom_of(a, 1) with
+ * unroll_cols_of() / unroll_rows_of()), which the public mod 1 does not do.
  *
  * An unrolling is described once, whatever its mod and layout, as windows
  * sliding over a source grid: window (oy, ox) and tap (c, ky, kx) read the
  * source at row  (oy * step_y + ky + off_y) / dil_y  and column likewise,
  * when that position is inside the grid and a multiple of the dilation, and
- * give 0 otherwise. mod 0 has step = stride, dil = 1, off = -pad; mod 1 has
- * step = 1, dil = stride, off = pad - (kernel - 1).
+ * give 0 otherwise. mod 0 has step = stride, dil = 1, off = -pad; the public
+ * mod 1 has step = 1, dil = 1, off = -(kernel - 1) (pads and strides are
+ * ignored, as the API says); the layer's IG unrolling has step = 1,
+ * dil = stride, off = pad - (kernel - 1).
  */
 #include <stdint.h>
 
@@ -36,7 +40,10 @@ struct unroll_geom {
     int hwc;
 };
 
-static struct unroll_geom unroll_geom_of(const IM2COL_ARGS *a)
+/* The unrolling that a->mod asks for; with layer_ig and mod 1, the
+ * input-gradient unrolling of the layer a describes, strides and pads
+ * included (the public mod 1 ignores them). */
+static inline struct unroll_geom unroll_geom_of(const IM2COL_ARGS *a, int layer_ig)
 {
     struct unroll_geom g;
     g.Hk = a->c->H;
@@ -61,10 +68,16 @@ static struct unroll_geom unroll_geom_of(const IM2COL_ARGS *a)
         g.OH = a->input->H;
         g.OW = a->input->W;
         g.step_y = g.step_x = 1;
-        g.dil_y = a->stride_h;
-        g.dil_x = a->stride_w;
-        g.off_y = a->Upad - (g.Hk - 1);
-        g.off_x = a->Lpad - (g.Wk - 1);
+        if (layer_ig) {
+            g.dil_y = a->stride_h;
+            g.dil_x = a->stride_w;
+            g.off_y = a->Upad - (g.Hk - 1);
+            g.off_x = a->Lpad - (g.Wk - 1);
+        } else {
+            g.dil_y = g.dil_x = 1;
+            g.off_y = -(g.Hk - 1);
+            g.off_x = -(g.Wk - 1);
+        }
     }
     g.hwc = a->HWC;
     if (a->HWC) {
@@ -119,19 +132,18 @@ static inline void unroll_copy_run(IM2COL_T *dst, const IM2COL_T *src, int n, in
         dst[i] = src[i];
 }
 
-static void unroll_zero(IM2COL_T *dst, int n)
+static inline void unroll_zero(IM2COL_T *dst, int n)
 {
     for (int i = 0; i < n; i++)
         dst[i] = IM2COL_ZERO;
 }
 
-/* X, T x P: this core's rows r = t * OH + oy, each the OW windows of window
- * row oy for tap t. */
-static void unroll_cols(const IM2COL_ARGS *a)
+/* X, T x P, into buf: this core's rows r = t * OH + oy, each the OW windows
+ * of window row oy for tap t. */
+static inline void unroll_cols_of(const struct unroll_geom *geom, IM2COL_T *const buf, int use_dma)
 {
-    const struct unroll_geom g = unroll_geom_of(a);
+    const struct unroll_geom g = *geom;
     const int kk = g.Hk * g.Wk, P = g.OH * g.OW, taps = g.C * kk;
-    IM2COL_T *const buf = a->pBuffer;
     int first, last;
     conv_core_slice(taps * g.OH, &first, &last);
     for (int r = first; r < last; r++) {
@@ -170,7 +182,7 @@ static void unroll_cols(const IM2COL_ARGS *a)
             const IM2COL_T *from = row + (lo * s + base) * g.sx;
             const int jump = s * g.sx;
             if (jump == 1) {
-                unroll_copy_run(dst + lo, from, hi - lo, a->USE_DMA);
+                unroll_copy_run(dst + lo, from, hi - lo, use_dma);
             } else {
                 for (int ox = lo; ox < hi; ox++, from += jump)
                     dst[ox] = *from;
@@ -180,14 +192,13 @@ static void unroll_cols(const IM2COL_ARGS *a)
     }
 }
 
-/* X^T, P x T: this core's windows, each a row of T taps. */
-static void unroll_rows(const IM2COL_ARGS *a)
+/* X^T, P x T, into buf: this core's windows, each a row of T taps. */
+static inline void unroll_rows_of(const struct unroll_geom *geom, IM2COL_T *const buf, int use_dma)
 {
-    const struct unroll_geom g = unroll_geom_of(a);
+    const struct unroll_geom g = *geom;
     const int taps = g.C * g.Hk * g.Wk;
     /* Taps of one (ky, kx) are contiguous in the row and in the source. */
     const int runs = g.tc == 1 && g.sc == 1;
-    IM2COL_T *const buf = a->pBuffer;
     int first, last;
     conv_core_slice(g.OH * g.OW, &first, &last);
     for (int p = first; p < last; p++) {
@@ -205,7 +216,7 @@ static void unroll_rows(const IM2COL_ARGS *a)
                 }
                 const IM2COL_T *s = g.src + y * g.sy + x * g.sx;
                 if (runs) {
-                    unroll_copy_run(d, s, g.C, a->USE_DMA);
+                    unroll_copy_run(d, s, g.C, use_dma);
                 } else {
                     for (int c = 0; c < g.C; c++)
                         d[c * g.tc] = s[c * g.sc];
@@ -215,9 +226,21 @@ static void unroll_rows(const IM2COL_ARGS *a)
     }
 }
 
+static inline void unroll_cols(const IM2COL_ARGS *a)
+{
+    const struct unroll_geom g = unroll_geom_of(a, 0);
+    unroll_cols_of(&g, a->pBuffer, a->USE_DMA);
+}
+
+static inline void unroll_rows(const IM2COL_ARGS *a)
+{
+    const struct unroll_geom g = unroll_geom_of(a, 0);
+    unroll_rows_of(&g, a->pBuffer, a->USE_DMA);
+}
+
 /* bt_weights: this core's (ci, co) pairs, each one Hk x Wk kernel turned by
  * 180 degrees. */
-static void block_transpose(const BT_ARGS *a)
+static inline void block_transpose(const BT_ARGS *a)
 {
     const int Ci = a->Cin, Co = a->Cout, Hk = a->Hk, Wk = a->Wk, kk = Hk * Wk;
     int first, last;

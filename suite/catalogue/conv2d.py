@@ -27,6 +27,22 @@ the 288 x 16 unrolling of dOut and the block-transposed weights).
 The realistic shapes are not run in bf16: their reductions (144 FW, 288 IG
 terms) are beyond the length at which the bf16 error bound says anything
 (n * 2^-8 >= 1/2, see harness/compare.py).
+
+Features (OpEntry.features): what a case uses of lib_c beyond the published
+API (TRAINLIB_API.md, "Contract details checked against the published
+library"). A case without a feature tests the published contract.
+  dma_im2col   USE_DMA / USE_DMA_IM2COL where the published library has no
+               DMA: only pulp_im2row_fp32 has it, not for HWC mod 1; the
+               layer has it only where it unrolls with im2row (HWC FW).
+  any_stride   a mod-0 unrolling whose (H + Upad + Dpad - Hk) is not a
+               multiple of stride_h (or likewise W): the published one
+               reports an error and writes nothing.
+  hwc_padding  a mod-0 unrolling in HWC with padding (im2row, im2col, and the
+               layer's FW and WG, which go through them).
+  hwc_direct   the direct kernels (USE_IM2COL=0) in HWC: published, CHW only.
+mod 1 ignores every pad and stride field in the published API and in lib_c,
+so the IG unrollings of padded or strided geometries test that, and carry
+no feature; the layer's IG unrolls strided and padded layers itself.
 """
 from __future__ import annotations
 
@@ -55,7 +71,9 @@ SHAPE_SWEEP = _shapes(
     (8, 4, 4, 12, 3, 3, 1, 1, 1, 1, 1, 1),    # mid-size: T 72, T' 108
 )
 KERNEL_SWEEP = _shapes(
-    (5, 6, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1),     # N, M, K of every step off 2, 4 and 8: 7, 5, 30, 45, 63
+    # N, M, K of every step off 2, 4 and 8 (7, 5, 35, 45, 63); unpadded, so
+    # that the HWC kernel sweep tests the published contract (no hwc_padding)
+    (5, 7, 9, 7, 3, 3, 1, 1, 0, 0, 0, 0),
 )
 REALISTIC_FULL = _shapes((16, 16, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1))
 REALISTIC_TILE_8 = _shapes((16, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1))
@@ -86,6 +104,47 @@ def _element_bytes(dtype: str) -> int:
 
 def _realistic_not_in_bf16(case: Case) -> bool:
     return not (case.dtype == "bf16" and case.shape in REALISTIC)
+
+
+# ---- features: lib_c beyond the published API --------------------------------------
+
+def meets_stride_precondition(g: ConvGeometry) -> bool:
+    """The published mod-0 unrolling's precondition on the strides."""
+    return (g.H + g.U + g.D - g.Hk) % g.sh == 0 and (g.W + g.L + g.R - g.Wk) % g.sw == 0
+
+
+def _padded(g: ConvGeometry) -> bool:
+    return any((g.L, g.R, g.U, g.D))
+
+
+def _mod0_features(g: ConvGeometry, hwc: int) -> list[str]:
+    """Of a mod-0 unrolling (im2col or im2row) of geometry g."""
+    features = []
+    if not meets_stride_precondition(g):
+        features.append("any_stride")
+    if hwc and _padded(g):
+        features.append("hwc_padding")
+    return features
+
+
+def _conv_features(case: Case) -> tuple[str, ...]:
+    g, o = geometry(case), case.options
+    if not o["im2col"]:
+        return ("hwc_direct",) if o["HWC"] else ()
+    features = _mod0_features(g, o["HWC"]) if case.step in ("fw", "wg") else []
+    # The published layer has DMA only where it unrolls with pulp_im2row_fp32: HWC FW.
+    if o["dma"] and not (case.dtype == "fp32" and o["HWC"] and case.step == "fw"):
+        features.append("dma_im2col")
+    return tuple(features)
+
+
+def _unroll_features(name: str, case: Case) -> tuple[str, ...]:
+    o, mod = case.options, _mod(case)
+    features = _mod0_features(geometry(case), o["HWC"]) if mod == 0 else []
+    # Only pulp_im2row_fp32 has DMA, and not for HWC mod 1.
+    if o["dma"] and not (name == "im2row" and case.dtype == "fp32" and not (o["HWC"] and mod == 1)):
+        features.append("dma_im2col")
+    return tuple(features)
 
 
 # ---- the layer ---------------------------------------------------------------------
@@ -120,8 +179,10 @@ def _conv_footprint(case: Case) -> dict[str, int]:
     if o["im2col"]:
         parts["i2c_buffer"] = (g.Co * g.Hk * g.Wk * g.H * g.W if case.step == "ig"
                                else g.Ci * g.Hk * g.Wk * g.Ho * g.Wo)
-        if case.step == "ig" or (case.step == "wg" and o["HWC"]):
-            parts["bt_buffer"] = n_w
+        if case.step == "ig":
+            parts["bt_buffer"] = n_w          # the block-transposed weights
+        elif case.step == "wg" and o["HWC"]:
+            parts["bt_buffer"] = n_out        # dOut transposed to Co x Ho*Wo
     size = _element_bytes(case.dtype)
     return {name: count * size for name, count in parts.items() if count}
 
@@ -146,6 +207,7 @@ def _conv_entry(shapes, im2col: int, dma: tuple[int, ...], cores, kernels=None, 
         params=_conv_params,
         reference=lambda c, inputs: conv.conv2d(inputs, geometry(c), c.step, c.options["HWC"], c.options["bias"]),
         footprint=_conv_footprint,
+        features=_conv_features,
         cores=cores,
         **extra,
     )
@@ -202,6 +264,7 @@ def _unroll_entry(name: str, reference) -> OpEntry:
         params=_unroll_params,
         reference=lambda c, inputs: reference(inputs, geometry(c), c.options["HWC"], _mod(c)),
         footprint=_unroll_footprint,
+        features=lambda c: _unroll_features(name, c),
         cores=(1, 3, 8),
         kernels=lambda dtype, step: (0,),
         kernel_names=lambda dtype: ("direct",),

@@ -88,10 +88,13 @@ static uint32_t i2c_count(const struct conv_geometry *g, int mod)
     return (uint32_t)(g->Ci * g->Hk * g->Wk * g->Ho * g->Wo);
 }
 
-/* Elements of bt_buffer (0: the step does not use it). */
+/* Elements of bt_buffer (0: the step does not use it): the block-transposed
+ * weights for IG, the transposed output gradient for WG in HWC. */
 static uint32_t bt_count(const struct conv_geometry *g, int step)
 {
-    return step == CONV_STEP_IG || (step == CONV_STEP_WG && g->hwc) ? g->n_w : 0;
+    if (step == CONV_STEP_IG)
+        return g->n_w;
+    return step == CONV_STEP_WG && g->hwc ? g->n_out : 0;
 }
 
 static int first_error(int a, int b)
