@@ -24,6 +24,21 @@ from golden.bundle import Reference
 from harness.kernels import kernel_table
 
 
+# lib_c features beyond the published API (shared/TRAINLIB_API.md, "Contract
+# details checked against the published library"). A catalogue entry marks
+# the cases that use one (OpEntry.features); each becomes the pytest marker
+# feature_<name>, and --expect entries can name it.
+FEATURES = {
+    "any_stride": "shapes that break the stride precondition ((H + pads - Hk) divisible by the stride)",
+    "dma_im2col": "DMA in an unrolling the published library runs on the cores only",
+    "hwc_padding": "HWC unrolling with padding",
+    "hwc_direct": "the direct conv kernels (USE_IM2COL=0) in HWC",
+    "hwc_depthwise": "depthwise convolution in HWC",
+    "transp_im2col": "transposed convolution through im2col (USE_IM2COL=1)",
+    "hwc_transp": "transposed convolution in HWC",
+}
+
+
 @dataclass(frozen=True)
 class KnownFailure:
     """A real bug not fixed yet: the matching variants are expected to fail."""
@@ -112,7 +127,12 @@ class Case:
 
     @property
     def features(self) -> tuple[str, ...]:
-        return tuple(self.entry.features(self))
+        features = tuple(self.entry.features(self))
+        unknown = set(features) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"catalogue entry {self.entry.name} names unknown feature(s) {sorted(unknown)}; "
+                             f"add them to harness.cases.FEATURES with what they mean")
+        return features
 
     @property
     def footprint(self) -> dict[str, int]:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from harness import failures
-from harness.cases import OpEntry, Variant
+from harness.cases import FEATURES, OpEntry, Variant
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
 from harness.reports import ReportRow, write_csv, write_junit, write_summary
 from harness.session import Session
@@ -53,7 +53,10 @@ def pytest_addoption(parser):
 
 
 def parametrize_variants(entries: list[OpEntry]):
-    params = [pytest.param(v, id=v.id) for entry in entries for v in entry.variants()]
+    """One test per variant; a case that uses a lib_c feature beyond the
+    published API carries a feature_<name> marker (`-m "not feature_x"`)."""
+    params = [pytest.param(v, id=v.id, marks=[getattr(pytest.mark, f"feature_{f}") for f in v.case.features])
+              for entry in entries for v in entry.variants()]
     return pytest.mark.parametrize("variant", params)
 
 
@@ -103,9 +106,6 @@ class PtlPlugin:
             if variant is None:
                 continue
             self.selected[variant.case].append(variant)
-            for feature in variant.case.features:
-                self.config.addinivalue_line("markers", f"feature_{feature}: uses the library feature {feature}")
-                item.add_marker(getattr(pytest.mark, f"feature_{feature}"))
             known = variant.known_failure()
             if known:
                 item.add_marker(pytest.mark.xfail(reason=known.reason, strict=True))
@@ -339,6 +339,8 @@ def validate_options(config) -> None:
 
 def pytest_configure(config):
     validate_options(config)
+    for name, meaning in FEATURES.items():
+        config.addinivalue_line("markers", f"feature_{name}: a lib_c feature beyond the published API: {meaning}")
     config.pluginmanager.register(PtlPlugin(config), "ptl-plugin")
 
 
