@@ -144,6 +144,14 @@ PTL_FP16_INLINE fp16 fp16_from_bits(uint16_t b)
     return h;
 }
 
+/* lib_c's lane pair keeps the API name v2f16 but is its own type: the
+ * toolchain's v2f16 (a PULP built-in; pmsis.h on other targets) is a vector
+ * of float16 (IEEE), while lib_c's lanes are fp16 in either format, and a
+ * struct in software mode. pmsis.h comes first so that its v2f16 keeps its
+ * name. */
+#include "pmsis.h"
+#define v2f16 ptl_fp16_pair
+
 #if PTL_FP16_IS_NATIVE
 /* ======================= native mode ====================================== */
 

@@ -17,7 +17,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>  /* the SDK's pmsis.h makes printf available */
 #include <string.h>
+
+#include "ptl_toolchain_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,7 +111,26 @@ static inline void pi_cl_dma_memcpy(pi_cl_dma_copy_t *copy)
 {
     pi_cl_dma_cmd(copy->ext, copy->loc, copy->size, copy->dir, NULL);
 }
-static inline void pi_cl_dma_wait(pi_cl_dma_copy_t *copy) { (void)copy; }
+/* 2-D copy descriptor: `size` bytes in rows of `length` bytes, rows `stride`
+ * bytes apart on the external side, contiguous on the local side. */
+typedef struct pi_cl_dma_copy_2d_s {
+    pi_cl_dma_dir_e dir;
+    int merge;
+    uint32_t size;
+    uint32_t stride;
+    uint32_t length;
+    int id;
+    uint32_t ext;
+    uint32_t loc;
+} pi_cl_dma_copy_2d_t;
+
+static inline void pi_cl_dma_memcpy_2d(pi_cl_dma_copy_2d_t *copy)
+{
+    pi_cl_dma_cmd_2d(copy->ext, copy->loc, copy->size, copy->stride, copy->length, copy->dir, NULL);
+}
+/* Waits for a copy; takes either descriptor, 1-D or 2-D (both complete on
+ * issue here). */
+static inline void pi_cl_dma_wait(void *copy) { (void)copy; }
 
 /* ---- Memory placement: one flat memory on harness targets ------------------ */
 #define PI_L1
@@ -117,21 +139,8 @@ static inline void pi_cl_dma_wait(pi_cl_dma_copy_t *copy) { (void)copy; }
 #define PI_FC_L1
 
 /* ---- Toolchain types --------------------------------------------------------
- * float16 / float16alt are the PULP toolchain's IEEE binary16 and bfloat16
- * arithmetic types. Where the compiler has such a type it is used; otherwise
- * they are 16-bit storage types, and a library must do its arithmetic through
- * its own conversion helpers (lib_c/include/pulp_fp16.h does). */
-#if defined(__FLT16_MANT_DIG__)
-typedef _Float16 float16;
-#else
-typedef uint16_t float16;
-#endif
-#if defined(__BFLT16_MANT_DIG__)
-typedef __bf16 float16alt;
-#else
-typedef uint16_t float16alt;
-#endif
-typedef short v2s __attribute__((vector_size(4)));
+ * float16, float16alt, v2f16 and v2s: ptl_toolchain_types.h (included above),
+ * which the harness also force-includes in every library and op unit. */
 
 #ifdef __cplusplus
 }
