@@ -1,0 +1,114 @@
+"""The suite pointed at tests/fake_trainlib, a small library of our own with
+the published API's names and the shapes that made the published
+PULP-TrainLib hard to test (issue 12, facts 1-8):
+
+- pulp_train.h includes every family, and the FP16 attention header includes
+  the SDK's <bsp/bsp.h> and <bsp/fs/readfs.h> and uses pi_fs_file_t (fact 1);
+- headers use float16, float16alt, v2f16 and v2s before pmsis.h (fact 2);
+- printf without <stdio.h> (fact 3, in mm_manager);
+- pulp_rnn_fp32.c does not compile (fact 4);
+- the FP16 lane helpers use GCC's __builtin_shuffle (fact 5);
+- struct mm_manager_args has mm_dw_args (fact 6), the FP16 depthwise struct
+  has no stride_h / stride_w (fact 7);
+- the FP16 sources compute in fp16, which is a storage-only float16alt in the
+  bf16 format on GCC 12 (fact 8).
+
+What must hold: the families that can build, run and pass; the others fail
+as `build`, named and explained; nothing crashes the session (no traceback).
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FAKE = ROOT / "tests" / "fake_trainlib"
+
+# One shape per pooling case kind is enough to show the family runs; every
+# core count, both steps, every dtype.
+SELECT = "C3xH9xW11xHk3xWk3xHs2xWs2 or C2xH8xW8xHk4xWk4xHs1xWs1"
+MODULES = ["suite/test_pool.py"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """One suite run on the fake library (host): rows by test id, failure
+    texts by test id, the console, and units.json of each format."""
+    work = tmp_path_factory.mktemp("fake_trainlib")
+    reports, cache = work / "reports", work / "cache"
+    argv = [sys.executable, "-m", "pytest", *MODULES, "-p", "no:xdist", "-q", "--target", "host",
+            "--trainlib", str(FAKE), "-k", SELECT, "--reports-dir", str(reports), "--ptl-cache", str(cache)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    result = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    console = result.stdout + result.stderr
+    assert (reports / "results.csv").exists(), f"the suite wrote no report:\n{console[-3000:]}"
+    with open(reports / "results.csv") as f:
+        rows = {row["test_id"]: row for row in csv.DictReader(f)}
+    texts = {case.get("name"): (case.find("failure").text or "")
+             for case in ET.parse(reports / "junit.xml").getroot().iter("testcase")
+             if case.find("failure") is not None}
+    units = [json.loads(path.read_text()) for path in cache.glob("builds/*/units.json")]
+    return {"rows": rows, "texts": texts, "console": console, "units": units,
+            "summary": json.loads((reports / "summary.json").read_text())}
+
+
+def rows_of(run, family: str, dtype: str) -> dict[str, dict]:
+    return {tid: r for tid, r in run["rows"].items() if r["family"] == family and r["dtype"] == dtype}
+
+
+def test_the_session_survives_the_library_without_a_traceback(run):
+    assert "Traceback" not in run["console"]
+    assert run["rows"], "no variant ran"
+
+
+@pytest.mark.parametrize("family", ["avgpool", "maxpool"])
+def test_fp32_pooling_builds_runs_and_passes(run, family):
+    rows = rows_of(run, family, "fp32")
+    assert len(rows) == 2 * 2 * 3  # shapes x steps x core counts
+    assert {r["outcome"] for r in rows.values()} == {"passed"}, \
+        {tid: r["message"][:300] for tid, r in rows.items() if r["outcome"] != "passed"}
+
+
+@pytest.mark.parametrize("family", ["avgpool", "maxpool"])
+def test_ieee_fp16_pooling_computes_in_float16_and_passes(run, family):
+    """Host GCC 12 has _Float16: the library's fp16 arithmetic compiles and
+    is checked against the reference like any other."""
+    rows = rows_of(run, family, "fp16")
+    assert rows and {r["outcome"] for r in rows.values()} == {"passed"}, \
+        {tid: r["message"][:300] for tid, r in rows.items() if r["outcome"] != "passed"}
+
+
+@pytest.mark.parametrize("family", ["avgpool", "maxpool"])
+def test_bf16_pooling_is_a_build_failure_that_says_the_type_is_storage_only(run, family):
+    """GCC 12 has no arithmetic bfloat16: the library's arithmetic on
+    float16alt must not compile into integer math, and the report says why."""
+    rows = rows_of(run, family, "bf16")
+    assert rows
+    for tid, row in rows.items():
+        assert (row["outcome"], row["failure_class"]) == ("failed", "build"), tid
+        text = run["texts"][tid]
+        assert "pool/fp16" in text and "pulp_pooling_fp16.c" in text
+        assert "float16alt_storage_only" in text and "storage-only type" in text
+
+
+def test_the_rnn_source_that_does_not_compile_is_named_and_fails_nothing_else(run):
+    assert len(run["units"]) == 2  # one build per fp16 format
+    for units in run["units"]:
+        assert "rnn_fp32_undeclared_step" in units["library_failed"]["pulp_rnn_fp32.c"]
+        assert "pool/fp32" in units["built"]
+    assert "library files that do not compile:" in run["console"]
+    assert "pulp_rnn_fp32.c" in run["console"]
+
+
+def test_the_fp16_simd_helpers_build_where_float16_is_arithmetic(run):
+    """pulp_matmul_fp16.c (GCC's __builtin_shuffle on v2f16 with a v2s mask)
+    compiles in the IEEE build; in the bf16 build its fp16 is storage-only."""
+    by_format = {("pool/fp16" in u["built"]): u for u in run["units"]}
+    ieee, bf16 = by_format[True], by_format[False]
+    assert "pulp_matmul_fp16.c" not in ieee["library_failed"]
+    assert "storage_only" in bf16["library_failed"]["pulp_matmul_fp16.c"]
