@@ -29,10 +29,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ROOT / "tests" / "fake_trainlib"
 
-# One shape per pooling case kind is enough to show the family runs; every
-# core count, both steps, every dtype.
-SELECT = "C3xH9xW11xHk3xWk3xHs2xWs2 or C2xH8xW8xHk4xWk4xHs1xWs1"
-MODULES = ["suite/test_pool.py"]
+# Two pooling shapes (one with heavy window overlap): every core count, both
+# steps, every dtype. One conv2d variant: the family the library lacks.
+POOL = "C3xH9xW11xHk3xWk3xHs2xWs2 or C2xH8xW8xHk4xWk4xHs1xWs1"
+CONV2D = "conv2d- and -fw-Ci5xH7xW9 and HWC0-bias0-dma0-im2col1-mm-c1"
+SELECT = f"({POOL}) or ({CONV2D})"
+MODULES = ["suite/test_pool.py", "suite/test_conv2d.py"]
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +114,11 @@ def test_the_fp16_simd_helpers_build_where_float16_is_arithmetic(run):
     ieee, bf16 = by_format[True], by_format[False]
     assert "pulp_matmul_fp16.c" not in ieee["library_failed"]
     assert "storage_only" in bf16["library_failed"]["pulp_matmul_fp16.c"]
+
+
+def test_a_family_the_library_lacks_is_a_build_failure_naming_the_struct(run):
+    rows = {tid: r for tid, r in run["rows"].items() if r["family"] == "conv2d"}
+    assert rows
+    for tid, row in rows.items():
+        assert (row["outcome"], row["failure_class"]) == ("failed", "build"), tid
+        assert "conv2d/fp32" in run["texts"][tid] and "Conv2D_args" in run["texts"][tid]
