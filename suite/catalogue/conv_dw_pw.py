@@ -91,17 +91,23 @@ def _pw_footprint(c: Case) -> dict[str, int]:
     return _l1(c, elements, TOUCHED[c.step] + ("transpose_buffer",))
 
 
+def _pw_params(c: Case) -> dict[str, int]:
+    s = c.shape
+    return {"Ci": s["Ci"], "Co": s["Co"], "H": s["H"], "W": s["W"], "HWC": c.options["HWC"],
+            "step": STEPS.index(c.step)}
+
+
 def _pointwise(shapes, **variants) -> OpEntry:
     return OpEntry(
         name="conv_pw",
+        unit="conv_pw",
         runner_op=lambda dtype: f"conv_pw_{_suffix(dtype)}",
         steps=STEPS,
         dtypes=DTYPES,
         shapes=shapes,
         options={"HWC": (0, 1)},
         inputs=_pw_inputs,
-        params=lambda c: [c.shape["Ci"], c.shape["Co"], c.shape["H"], c.shape["W"], c.options["HWC"],
-                          STEPS.index(c.step)],
+        params=_pw_params,
         reference=lambda c, inputs: conv_dw_pw.pointwise(inputs, c.step, c.options["HWC"]),
         cores=(1, 3, 8),
         footprint=_pw_footprint,
@@ -151,16 +157,23 @@ def _dw_footprint(c: Case) -> dict[str, int]:
     return _l1(c, {"x": x, "dx": x, "y": y, "dy": y, "W": w, "dW": w}, TOUCHED[c.step])
 
 
+def _dw_params(c: Case) -> dict[str, int]:
+    s = c.shape
+    return {"C": s["C"], "H": s["H"], "W": s["W"], "Hk": s["Hk"], "Wk": s["Wk"],
+            "stride_h": s["sh"], "stride_w": s["sw"], "Lpad": s["L"], "Rpad": s["R"], "Upad": s["U"],
+            "Dpad": s["D"], "HWC": c.options["HWC"], "step": STEPS.index(c.step)}
+
+
 CONV_DW = OpEntry(
     name="conv_dw",
+    unit="conv_dw",
     runner_op=lambda dtype: f"conv_dw_{_suffix(dtype)}",
     steps=STEPS,
     dtypes=DTYPES,
     shapes=DW_SHAPES,
     options={"HWC": (0, 1)},
     inputs=_dw_inputs,
-    params=lambda c: [c.shape[k] for k in ("C", "H", "W", "Hk", "Wk", "sh", "sw", "L", "R", "U", "D")]
-                     + [c.options["HWC"], STEPS.index(c.step)],
+    params=_dw_params,
     reference=lambda c, inputs: conv_dw_pw.depthwise(inputs, c.step, c.options["HWC"], *_geometry(c.shape)),
     kernels=lambda dtype, step: (0,),
     kernel_names=lambda dtype: ("direct",),
@@ -231,18 +244,29 @@ def _tc_footprint(c: Case) -> dict[str, int]:
     return _l1(c, elements, TOUCHED[c.step] + bias + ("i2c_buffer", "bt_buffer"))
 
 
+def _tc_params(c: Case) -> dict[str, int]:
+    s = c.shape
+    return {"Ci": s["Ci"], "H": s["H"], "W": s["W"], "Co": s["Co"], "Hk": s["Hk"], "Wk": s["Wk"],
+            "stride_h": s["sh"], "stride_w": s["sw"], "inLpad": s["L"], "inRpad": s["R"], "inUpad": s["U"],
+            "inDpad": s["D"], "HWC": c.options["HWC"], "USE_BIASES": c.options["bias"],
+            "step": STEPS.index(c.step)}
+
+
 def _transposed(shapes, im2col: int, cores=(1, 3, 8), **variants) -> OpEntry:
+    # USE_IM2COL is the runner op: transp_conv2d (1) takes a kernel index,
+    # transp_conv2d_direct (0) none.
+    op = "transp_conv2d" if im2col else "transp_conv2d_direct"
     return OpEntry(
         name="transp_conv2d",
-        runner_op=lambda dtype: f"transp_conv2d_{_suffix(dtype)}",
+        unit="transp_conv2d",
+        runner_op=lambda dtype: f"{op}_{_suffix(dtype)}",
         steps=STEPS,
         dtypes=DTYPES,
         shapes=shapes,
         options={"HWC": (0, 1), "bias": (0, 1), "im2col": (im2col,)},
         applies=lambda c: not (c.step == "ig" and c.options["bias"]),  # IG does not read the bias
         inputs=_tc_inputs,
-        params=lambda c: [c.shape[k] for k in ("Ci", "Co", "H", "W", "Hk", "Wk", "sh", "sw", "L", "R", "U", "D")]
-                         + [c.options["HWC"], c.options["bias"], c.options["im2col"], STEPS.index(c.step)],
+        params=_tc_params,
         reference=lambda c, inputs: conv_dw_pw.transposed(inputs, c.step, c.options["HWC"], *_geometry(c.shape),
                                                           c.options["bias"]),
         footprint=_tc_footprint,

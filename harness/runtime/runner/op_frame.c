@@ -1,0 +1,89 @@
+/*
+ * op_frame.c: the buffers of one variant of a runner op (op_frame.h).
+ */
+#include "op_frame.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptl_protocol.h"
+
+void op_frame_init(struct op_frame *f, const struct ptl_case *c, uint32_t variant_index, uint32_t dtype)
+{
+    memset(f, 0, sizeof *f);
+    f->c = c;
+    f->vi = variant_index;
+    f->dtype = dtype;
+}
+
+int op_frame_fail(struct op_frame *f, int status, const char *why)
+{
+    if (!f->status) {
+        f->status = status;
+        if (why)
+            ptl_emit_error(f->vi, status, why);
+    }
+    return f->status;
+}
+
+static int frame_full(struct op_frame *f, int n)
+{
+    if (n < OP_FRAME_MAX)
+        return 0;
+    op_frame_fail(f, PTL_ERR_BAD_CASE, "op frame: more buffers than OP_FRAME_MAX (a bug in the op)");
+    return 1;
+}
+
+void *op_frame_input(struct op_frame *f, const char *name, uint32_t count)
+{
+    if (f->status || frame_full(f, f->n_in))
+        return NULL;
+    void *p = ptl_input(f->c, name, f->dtype, count, f->vi);
+    if (!p)
+        op_frame_fail(f, PTL_ERR_BAD_CASE, NULL); /* ptl_input has said why */
+    f->in[f->n_in++] = p;
+    return p;
+}
+
+void *op_frame_output(struct op_frame *f, const char *name, uint32_t count)
+{
+    if (f->status || frame_full(f, f->n_out))
+        return NULL;
+    void *p = ptl_output_alloc(f->dtype, count);
+    f->out[f->n_out++] = (struct op_frame_buffer){.name = name, .data = p, .count = count};
+    if (!p)
+        op_frame_fail(f, PTL_ERR_NO_MEMORY, "out of memory allocating an output");
+    return p;
+}
+
+void *op_frame_scratch(struct op_frame *f, uint32_t count)
+{
+    if (count == 0 || f->status || frame_full(f, f->n_scratch))
+        return NULL;
+    void *p = ptl_scratch_alloc(f->dtype, count);
+    f->scratch[f->n_scratch++] = (struct op_frame_buffer){.name = NULL, .data = p, .count = count};
+    if (!p)
+        op_frame_fail(f, PTL_ERR_NO_MEMORY, "out of memory allocating a work buffer");
+    return p;
+}
+
+int op_frame_finish(struct op_frame *f, int ran)
+{
+    int status = f->status;
+    for (int i = 0; i < f->n_in; i++)
+        free(f->in[i]);
+    for (int i = 0; i < f->n_out; i++) {
+        const struct op_frame_buffer *b = &f->out[i];
+        if (!b->data)
+            continue;
+        int s = ran ? ptl_output_emit(f->c, b->name, f->vi, f->dtype, b->data, b->count)
+                    : ptl_scratch_release(f->vi, f->dtype, b->data, b->count);
+        status = status ? status : s;
+    }
+    for (int i = 0; i < f->n_scratch; i++) {
+        int s = ptl_scratch_release(f->vi, f->dtype, f->scratch[i].data, f->scratch[i].count);
+        status = status ? status : s;
+    }
+    memset(f, 0, sizeof *f);
+    return status;
+}

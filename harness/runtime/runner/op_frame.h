@@ -1,0 +1,53 @@
+/*
+ * op_frame.h: the buffers of one variant of a runner op, owned in one place.
+ *
+ * An op takes its input copies, guarded outputs and guarded scratch buffers
+ * from a frame as it sets up the call; the first failure is remembered (and
+ * reported once), so the op checks frame.status once before the call instead
+ * of after each allocation. op_frame_finish() then frees every buffer, emits
+ * the outputs by name when the primitive ran, and checks every guard.
+ *
+ * Dtype-agnostic: the frame carries the wire dtype its buffers are made of.
+ */
+#ifndef OP_FRAME_H
+#define OP_FRAME_H
+
+#include <stdint.h>
+
+#include "ptl_runner.h"
+
+#define OP_FRAME_MAX 8
+
+struct op_frame_buffer {
+    const char *name; /* outputs: the description's output name */
+    void *data;
+    uint32_t count;
+};
+
+struct op_frame {
+    const struct ptl_case *c;
+    uint32_t vi, dtype;
+    int status; /* first failure while setting up; PTL_OK while none */
+    int n_in, n_out, n_scratch;
+    void *in[OP_FRAME_MAX];
+    struct op_frame_buffer out[OP_FRAME_MAX];
+    struct op_frame_buffer scratch[OP_FRAME_MAX];
+};
+
+void op_frame_init(struct op_frame *f, const struct ptl_case *c, uint32_t variant_index, uint32_t dtype);
+/* Records a failure (the first one wins) with an ERROR record when `why` is
+ * set; returns the frame's status. */
+int op_frame_fail(struct op_frame *f, int status, const char *why);
+/* A heap copy of the input called `name`, which must hold `count` elements
+ * (ptl_input); NULL after a failure. */
+void *op_frame_input(struct op_frame *f, const char *name, uint32_t count);
+/* A guarded, NaN-filled output buffer emitted as `name` by op_frame_finish. */
+void *op_frame_output(struct op_frame *f, const char *name, uint32_t count);
+/* A guarded, NaN-filled work buffer; NULL, and nothing allocated, for 0 elements. */
+void *op_frame_scratch(struct op_frame *f, uint32_t count);
+/* Frees every buffer; emits the outputs when `ran` (else only checks their
+ * guards). Returns the variant's status: the first failure of set-up,
+ * emission or guards. */
+int op_frame_finish(struct op_frame *f, int ran);
+
+#endif /* OP_FRAME_H */
