@@ -33,8 +33,10 @@ FAKE = ROOT / "tests" / "fake_trainlib"
 # steps, every dtype. One conv2d variant: the family the library lacks.
 POOL = "C3xH9xW11xHk3xWk3xHs2xWs2 or C2xH8xW8xHk4xWk4xHs1xWs1"
 CONV2D = "conv2d- and -fw-Ci5xH7xW9 and HWC0-bias0-dma0-im2col1-mm-c1"
-SELECT = f"({POOL}) or ({CONV2D})"
-MODULES = ["suite/test_pool.py", "suite/test_conv2d.py"]
+# Depthwise, strided, every step and dtype, one core.
+CONV_DW = "conv_dw- and C4xH8xW8xHk3xWk3xsh2xsw2xL1xR1xU1xD1-HWC0-direct-c1"
+SELECT = f"({POOL}) or ({CONV2D}) or ({CONV_DW})"
+MODULES = ["suite/test_pool.py", "suite/test_conv2d.py", "suite/test_conv_dw_pw.py"]
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +124,25 @@ def test_a_family_the_library_lacks_is_a_build_failure_naming_the_struct(run):
     for tid, row in rows.items():
         assert (row["outcome"], row["failure_class"]) == ("failed", "build"), tid
         assert "conv2d/fp32" in run["texts"][tid] and "Conv2D_args" in run["texts"][tid]
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_fp16_depthwise_fails_to_build_naming_the_struct_and_the_missing_stride(run, dtype):
+    """Fact 7: the FP16 depthwise struct has no stride_h; the runner sets it by
+    name, so the unit does not compile, and the message says which field."""
+    rows = rows_of(run, "conv_dw", dtype)
+    assert len(rows) == 3  # fw, wg, ig
+    for tid, row in rows.items():
+        assert (row["outcome"], row["failure_class"]) == ("failed", "build"), tid
+        text = run["texts"][tid]
+        assert "conv_dw/fp16" in text and "DepthWise_Conv_args_fp16" in text and "stride_h" in text
+
+
+def test_fp32_depthwise_that_the_library_only_declares_fails_to_link_naming_the_functions(run):
+    rows = rows_of(run, "conv_dw", "fp32")
+    assert len(rows) == 3
+    for tid, row in rows.items():
+        assert (row["outcome"], row["failure_class"]) == ("failed", "build"), tid
+        text = run["texts"][tid]
+        assert "conv_dw/fp32" in text and "pulp_conv_dw_fp32_fw_cl" in text
+        assert "no library source defines it" in text
