@@ -10,8 +10,10 @@ Tensors arrive in the case's layout (CHW, or HWC when `hwc`) and leave in it:
     pointwise   x [Ci,H,W]  W [Co,Ci]          y [Co,H,W]
     depthwise   x [C,H,W]   W [C,Hk,Wk]        y [C,Ho,Wo]
     transposed  x [Ci,H,W]  W [Ci,Co,Hk,Wk]    y [Co,Ho,Wo]   (b [Co])
-with HWC putting the channel last: x [H,W,C], y [Ho,Wo,C], depthwise W
-[Hk,Wk,C], transposed W [Ci,Hk,Wk,Co]; the pointwise W is the same in both.
+with HWC putting the channel last: x [H,W,C], y [Ho,Wo,C], pointwise W
+[Ci,Co] (the published API's HWC layout), depthwise W [Hk,Wk,C], transposed
+W [Ci,Hk,Wk,Co] (these two HWC layouts are lib_c's: the published library has
+CHW only). Weight gradients are laid out like the weights.
 """
 from __future__ import annotations
 
@@ -61,13 +63,15 @@ def _check_step(step: str) -> None:
 
 
 def pointwise(inputs: dict[str, np.ndarray], step: str, hwc: int) -> dict[str, Reference]:
-    """1x1 convolution. Reductions: FW sums Ci products, WG H*W, IG Co."""
+    """1x1 convolution; W is Co x Ci in CHW and Ci x Co in HWC.
+    Reductions: FW sums Ci products, WG H*W, IG Co."""
     _check_step(step)
-    Co, Ci = inputs["W"].shape
+    Ci, Co = inputs["W"].shape if hwc else inputs["W"].shape[::-1]
     H, W = inputs["x"].shape[:2] if hwc else inputs["x"].shape[1:]
 
     def forward(x, W):
-        return _layout(F.conv2d(_chw(x, hwc), W.reshape(Co, Ci, 1, 1)), hwc)
+        kernel = W.t() if hwc else W
+        return _layout(F.conv2d(_chw(x, hwc), kernel.reshape(Co, Ci, 1, 1)), hwc)
 
     outputs = {"fw": {"y": Ci}, "wg": {"dW": H * W}, "ig": {"dx": Co}}[step]
     return _references(forward, {k: inputs[k] for k in ("x", "W", "dy")}, outputs)

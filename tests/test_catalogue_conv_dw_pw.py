@@ -110,7 +110,11 @@ def test_pointwise_footprint_counts_the_transpose_buffer_where_the_header_says()
     assert case.footprint == {"W": 32 * 64 * 4, "dy": 64 * 64 * 4, "dx": 32 * 64 * 4, "transpose_buffer": 32 * 64 * 4}
     hwc_wg = next(c for c in CONV_PW_KERNEL_SWEEP.cases() if c.shape == case.shape and c.dtype == "fp32"
                   and c.step == "wg" and c.options["HWC"] == 1)
-    assert conv_dw_pw.pw_transpose_elements(hwc_wg) == 64 * 8 * 8
+    assert conv_dw_pw.pw_transpose_elements(hwc_wg) == 32 * 8 * 8  # Ci*H*W: the input, transposed
+    hwc_ig = next(c for c in CONV_PW_KERNEL_SWEEP.cases() if c.shape == case.shape and c.dtype == "fp32"
+                  and c.step == "ig" and c.options["HWC"] == 1)
+    assert conv_dw_pw.pw_transpose_elements(hwc_ig) == 32 * 64  # W transposed, in HWC too
+    assert CONV_PW_KERNEL_SWEEP.inputs(hwc_ig)["W"] == (32, 64) and CONV_PW_KERNEL_SWEEP.inputs(case)["W"] == (64, 32)
 
 
 def test_every_reduction_has_a_meaningful_bound_in_bfloat16():
@@ -144,6 +148,22 @@ def test_each_api_family_runs_in_a_unit_of_its_own(entry, unit):
     """One unit per API family: a library that lacks a field of one family's
     struct (the published FP16 depthwise args have no strides) fails only that family."""
     assert entry.unit == unit and (ROOT / "harness" / "runtime" / "runner" / f"ops_{unit}.c").is_file()
+
+
+def test_features_mark_exactly_the_cases_beyond_the_published_contract():
+    """Published: pointwise in both layouts, depthwise in CHW, transposed conv
+    direct (USE_IM2COL = 0) in CHW. Everything else is lib_c's."""
+    for entry in ENTRIES:
+        for case in entry.cases():
+            o, expected = case.options, set()
+            if entry.name == "conv_dw" and o["HWC"]:
+                expected.add("hwc_depthwise")
+            if entry.name == "transp_conv2d":
+                expected |= {"transp_im2col"} if o["im2col"] else set()
+                expected |= {"hwc_transp"} if o["HWC"] else set()
+            assert set(case.features) == expected, case.id
+    published = [c for c in TRANSP_CONV2D_DIRECT.cases() if not c.features]
+    assert published and {c.options["HWC"] for c in published} == {0}
 
 
 def test_depthwise_params_are_named_as_the_api_fields():

@@ -140,16 +140,17 @@ def test_transposed_hwc_uses_weights_ci_hk_wk_co():
 
 
 @pytest.mark.parametrize("hwc", [0, 1])
-def test_pointwise_is_a_matmul_over_the_pixels(hwc):
+def test_pointwise_is_a_matmul_over_the_pixels_with_weights_co_ci_in_chw_and_ci_co_in_hwc(hwc):
     x, w, dy = rand(3, 2, 5), rand(4, 3), rand(4, 2, 5)
     y = np.einsum("oc,chw->ohw", w, x)
     lay = (lambda t: t.transpose(1, 2, 0)) if hwc else (lambda t: t)
-    inputs = {"x": lay(x), "W": w, "dy": lay(dy)}
+    w_lay = (lambda t: t.T) if hwc else (lambda t: t)
+    inputs = {"x": lay(x), "W": w_lay(w), "dy": lay(dy)}
     fw = conv_dw_pw.pointwise(inputs, "fw", hwc)["y"]
     wg = conv_dw_pw.pointwise(inputs, "wg", hwc)["dW"]
     ig = conv_dw_pw.pointwise(inputs, "ig", hwc)["dx"]
     np.testing.assert_allclose(fw.value, lay(y), rtol=0, atol=1e-12)
-    np.testing.assert_allclose(wg.value, np.einsum("ohw,chw->oc", dy, x), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(wg.value, w_lay(np.einsum("ohw,chw->oc", dy, x)), rtol=0, atol=1e-12)
     np.testing.assert_allclose(ig.value, lay(np.einsum("oc,ohw->chw", w, dy)), rtol=0, atol=1e-12)
     assert (fw.reduction, wg.reduction, ig.reduction) == (3, 10, 4)
 

@@ -9,6 +9,8 @@
  *   input  data/diff  C x H x W        H x W x C
  *   coeff  data/diff  C x Hk x Wk      Hk x Wk x C
  *   output data/diff  C x Ho x Wo      Ho x Wo x C
+ * HWC is lib_c's own: the published depthwise is CHW only (its HWC field is
+ * never read).
  * with Ho = (H + Upad + Dpad - Hk) / stride_h + 1 and
  *      Wo = (W + Lpad + Rpad - Wk) / stride_w + 1 (integer division), which
  * output->H and output->W must equal. The input is zero-padded by Upad rows

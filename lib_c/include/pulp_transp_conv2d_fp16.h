@@ -10,8 +10,14 @@
  *   coeff  data/diff  Ci x Co x Hk x Wk     Ci x Hk x Wk x Co
  *   bias   data/diff  Co                    Co
  *   output data/diff  Co x Ho x Wo          Ho x Wo x Co
- * The CHW weight layout is torch's for conv_transpose2d; the HWC one keeps
- * Ci first and puts Co last.
+ * The CHW weight layout is torch's for conv_transpose2d, in every step; the
+ * HWC one keeps Ci first and puts Co last.
+ *
+ * The published library implements USE_IM2COL == 0 in CHW only; HWC and
+ * USE_IM2COL != 0 are lib_c's own. As there, FW adds into output->data
+ * (starting from the bias instead when USE_BIASES) and IG adds into
+ * input->diff: the caller zeroes them first. The USE_IM2COL != 0 path
+ * overwrites them, which a caller that zeroes cannot tell apart.
  *
  * Output size and padding. Input element (i, j) spreads over the full output
  *   full[co][i*stride_h + kh][j*stride_w + kw] += in[ci][i][j] * W[ci][co][kh][kw],
@@ -84,7 +90,8 @@ struct Transp_Conv2D_args_fp16 {
 };
 
 /* Forward: output->data (layouts and sums above), plus bias->data when
- * USE_BIASES. Overwrites. */
+ * USE_BIASES. Direct kernels add into output->data, or start from the bias
+ * with USE_BIASES; USE_IM2COL != 0 overwrites (see above). */
 void pulp_transp_conv2d_fp16_fw_cl(void *Transp_Conv2D_args_fp16);
 
 /* Both backward steps: bw_param_grads unless skip_wg_grad, then
@@ -94,7 +101,8 @@ void pulp_transp_conv2d_fp16_bw_cl(void *Transp_Conv2D_args_fp16);
 /* Weight gradient: coeff->diff, and bias->diff when USE_BIASES. Overwrites. */
 void pulp_transp_conv2d_fp16_bw_param_grads_cl(void *Transp_Conv2D_args_fp16);
 
-/* Input gradient: input->diff. Overwrites. */
+/* Input gradient: input->diff. Direct kernels add into it; USE_IM2COL != 0
+ * overwrites (see above). */
 void pulp_transp_conv2d_fp16_bw_input_grads_cl(void *Transp_Conv2D_args_fp16);
 
 #endif /* PULP_TRANSP_CONV2D_FP16_H */

@@ -11,8 +11,10 @@
  * args struct; the .c file wraps them in the public names.
  *
  * A 1x1 convolution is a plain matmul over the pixel axis, so each step is
- * one mm_manager call; the only extra work is a transpose where the operand
- * that must be A is stored the other way round.
+ * one mm_manager call; the only extra work is a transpose where an operand
+ * is stored the other way round from what the product needs. The weights
+ * (and their gradient) are Co x Ci in CHW and Ci x Co in HWC, as the
+ * published API has them.
  */
 #include <string.h>
 
@@ -80,8 +82,8 @@ static void pw_fw(const PW_ARGS *a)
 {
     const int Ci = a->input->C, Co = a->output->C, P = a->input->H * a->input->W;
     const int type = PW_MATMUL_TYPE(a->opt_matmul_type_fw);
-    if (a->HWC) /* out[P x Co] = in[P x Ci] . W^T, W stored Co x Ci */
-        pw_run(a->input->data, a->coeff->data, a->output->data, P, Ci, Co, 1, 1, STEP_FW, type,
+    if (a->HWC) /* out[P x Co] = in[P x Ci] . W[Ci x Co] */
+        pw_run(a->input->data, a->coeff->data, a->output->data, P, Ci, Co, 0, 1, STEP_FW, type,
                NULL, NULL, 0, 0);
     else        /* out[Co x P] = W[Co x Ci] . in[Ci x P] */
         pw_run(a->coeff->data, a->input->data, a->output->data, Co, Ci, P, 0, 0, STEP_FW, type,
@@ -92,9 +94,9 @@ static void pw_wg(const PW_ARGS *a)
 {
     const int Ci = a->input->C, Co = a->output->C, P = a->input->H * a->input->W;
     const int type = PW_MATMUL_TYPE(a->opt_matmul_type_wg);
-    if (a->HWC) /* dW[Co x Ci] = T(dOut)[Co x P] . in[P x Ci] */
-        pw_run(a->transpose_buffer, a->input->data, a->coeff->diff, Co, P, Ci, 0, 1, STEP_WGT_GRAD,
-               type, a->output->diff, a->transpose_buffer, P, Co);
+    if (a->HWC) /* dW[Ci x Co] = T(in)[Ci x P] . dOut[P x Co] */
+        pw_run(a->transpose_buffer, a->output->diff, a->coeff->diff, Ci, P, Co, 0, 1, STEP_WGT_GRAD,
+               type, a->input->data, a->transpose_buffer, P, Ci);
     else        /* dW[Co x Ci] = dOut[Co x P] . in^T, in stored Ci x P */
         pw_run(a->output->diff, a->input->data, a->coeff->diff, Co, P, Ci, 1, 0, STEP_WGT_GRAD,
                type, NULL, NULL, 0, 0);
@@ -104,10 +106,10 @@ static void pw_ig(const PW_ARGS *a)
 {
     const int Ci = a->input->C, Co = a->output->C, P = a->input->H * a->input->W;
     const int type = PW_MATMUL_TYPE(a->opt_matmul_type_ig);
-    if (a->HWC) /* dIn[P x Ci] = dOut[P x Co] . W[Co x Ci] */
-        pw_run(a->output->diff, a->coeff->data, a->input->diff, P, Co, Ci, 0, 1, STEP_IN_GRAD,
-               type, NULL, NULL, 0, 0);
-    else        /* dIn[Ci x P] = T(W)[Ci x Co] . dOut[Co x P] */
+    if (a->HWC) /* dIn[P x Ci] = dOut[P x Co] . T(W)[Co x Ci], W stored Ci x Co */
+        pw_run(a->output->diff, a->transpose_buffer, a->input->diff, P, Co, Ci, 0, 1, STEP_IN_GRAD,
+               type, a->coeff->data, a->transpose_buffer, Ci, Co);
+    else        /* dIn[Ci x P] = T(W)[Ci x Co] . dOut[Co x P], W stored Co x Ci */
         pw_run(a->transpose_buffer, a->output->diff, a->input->diff, Ci, Co, P, 0, 0, STEP_IN_GRAD,
                type, a->coeff->data, a->transpose_buffer, Co, Ci);
 }

@@ -95,7 +95,10 @@ static int output_at(int i, int k, int stride, int pad, int n_out)
     return o >= 0 && o < n_out ? o : -1;
 }
 
-/* ---- direct kernels --------------------------------------------------------- */
+/* ---- direct kernels ---------------------------------------------------------
+ * The published contract: FW accumulates into output->data (starting from the
+ * bias instead with USE_BIASES) and IG into input->diff, so the caller zeroes
+ * them first. WG overwrites. */
 
 static void tc_fw_direct(const struct tc_job *job)
 {
@@ -113,7 +116,8 @@ static void tc_fw_direct(const struct tc_job *job)
         for (int x = 0; x < g->Wo; x++) {
             int j0, j1;
             conv_inside_range(g->Wk - 1 - x - g->L, g->sw, g->Wk, g->W, &j0, &j1);
-            CONV_T acc = CONV_ZERO;
+            CONV_T *dst = out + co * g->out_c + y * g->out_h + x * g->out_w;
+            CONV_T acc = a->USE_BIASES ? a->bias->data[co] : *dst;
             for (int ci = 0; ci < g->Ci; ci++)
                 for (int i = i0; i < i1; i++) {
                     const CONV_T *src = in + ci * g->in_c + i * g->in_h;
@@ -121,9 +125,7 @@ static void tc_fw_direct(const struct tc_job *job)
                     for (int j = j0; j < j1; j++)
                         acc = CONV_MAC(acc, src[j * g->in_w], k[(x + g->L - j * g->sw) * g->w_kw]);
                 }
-            if (a->USE_BIASES)
-                acc = CONV_ADD(acc, a->bias->data[co]);
-            out[co * g->out_c + y * g->out_h + x * g->out_w] = acc;
+            *dst = acc;
         }
     }
 }
@@ -144,7 +146,8 @@ static void tc_ig_direct(const struct tc_job *job)
             const int x0 = j * g->sw - g->L;
             int kw0, kw1;
             conv_inside_range(x0, 1, g->Wo, g->Wk, &kw0, &kw1);
-            CONV_T acc = CONV_ZERO;
+            CONV_T *dst = din + ci * g->in_c + i * g->in_h + j * g->in_w;
+            CONV_T acc = *dst;
             for (int co = 0; co < g->Co; co++)
                 for (int kh = kh0; kh < kh1; kh++) {
                     const CONV_T *dy = dout + co * g->out_c + (y0 + kh) * g->out_h;
@@ -152,7 +155,7 @@ static void tc_ig_direct(const struct tc_job *job)
                     for (int kw = kw0; kw < kw1; kw++)
                         acc = CONV_MAC(acc, k[kw * g->w_kw], dy[(x0 + kw) * g->out_w]);
                 }
-            din[ci * g->in_c + i * g->in_h + j * g->in_w] = acc;
+            *dst = acc;
         }
     }
 }

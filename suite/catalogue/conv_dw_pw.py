@@ -18,6 +18,20 @@ The depthwise convolution has direct kernels only: one variant per core count.
 
 Every reduction stays below 128 terms, so that the bfloat16 error bound
 means something (harness/compare.py).
+
+Each API family runs in a runner unit of its own (ops_conv_pw.c,
+ops_conv_dw.c, ops_transp_conv2d.c), so a library whose struct of one family
+lacks a field (the published FP16 DepthWise_Conv_args has no strides) fails
+only that family and dtype.
+
+Features (OpEntry.features): what a case uses of lib_c beyond the published
+API (shared/TRAINLIB_API.md, "Contract details checked against the published
+library"):
+  hwc_depthwise  depthwise in HWC: the published depthwise never reads HWC
+  transp_im2col  transposed convolution with USE_IM2COL = 1
+  hwc_transp     transposed convolution in HWC
+(the published transposed convolution implements only USE_IM2COL = 0 in CHW).
+Pointwise HWC is published: its weights are Ci x Co there.
 """
 from __future__ import annotations
 
@@ -59,6 +73,7 @@ def _l1(case: Case, elements: dict[str, int], names: tuple[str, ...]) -> dict[st
 SHAPE_SWEEP_KERNELS = {"fp32": (0, 23), "fp16": (0, 5), "bf16": (0, 5)}
 
 # (Ci, Co, H, W). The matmul is Co x Ci x HW (CHW) or HW x Ci x Co (HWC).
+# W is Co x Ci in CHW and Ci x Co in HWC, as the published API has it.
 PW_KERNEL_SWEEP = tuple(dict(Ci=ci, Co=co, H=h, W=w) for ci, co, h, w in (
     (8, 9, 3, 3), (7, 4, 5, 2),  # 7-10 on every matmul axis: below, at and above the unroll factors
     (32, 64, 8, 8),              # the TinyML layer
@@ -70,17 +85,18 @@ PW_SHAPE_SWEEP = tuple(dict(Ci=ci, Co=co, H=h, W=w) for ci, co, h, w in (
 
 def _pw_inputs(c: Case) -> dict[str, tuple[int, ...]]:
     s, hwc = c.shape, c.options["HWC"]
-    return {"x": _chw(hwc, s["Ci"], s["H"], s["W"]), "W": (s["Co"], s["Ci"]),
+    return {"x": _chw(hwc, s["Ci"], s["H"], s["W"]), "W": (s["Ci"], s["Co"]) if hwc else (s["Co"], s["Ci"]),
             "dy": _chw(hwc, s["Co"], s["H"], s["W"])}
 
 
 def pw_transpose_elements(c: Case) -> int:
-    """transpose_buffer as pulp_conv_pw_fp32.h documents it."""
+    """transpose_buffer as the published contract sizes it (shared/TRAINLIB_API.md):
+    Ci*Co for IG in both layouts, Ci*H*W for WG in HWC, else unused."""
     s, hwc = c.shape, c.options["HWC"]
-    if c.step == "ig" and not hwc:
+    if c.step == "ig":
         return s["Ci"] * s["Co"]
     if c.step == "wg" and hwc:
-        return s["Co"] * s["H"] * s["W"]
+        return s["Ci"] * s["H"] * s["W"]
     return 0
 
 
@@ -178,6 +194,7 @@ CONV_DW = OpEntry(
     kernels=lambda dtype, step: (0,),
     kernel_names=lambda dtype: ("direct",),
     footprint=_dw_footprint,
+    features=lambda c: ("hwc_depthwise",) if c.options["HWC"] else (),
 )
 
 
@@ -252,6 +269,10 @@ def _tc_params(c: Case) -> dict[str, int]:
             "step": STEPS.index(c.step)}
 
 
+def _tc_features(c: Case) -> tuple[str, ...]:
+    return (("transp_im2col",) if c.options["im2col"] else ()) + (("hwc_transp",) if c.options["HWC"] else ())
+
+
 def _transposed(shapes, im2col: int, cores=(1, 3, 8), **variants) -> OpEntry:
     # USE_IM2COL is the runner op: transp_conv2d (1) takes a kernel index,
     # transp_conv2d_direct (0) none.
@@ -270,6 +291,7 @@ def _transposed(shapes, im2col: int, cores=(1, 3, 8), **variants) -> OpEntry:
         reference=lambda c, inputs: conv_dw_pw.transposed(inputs, c.step, c.options["HWC"], *_geometry(c.shape),
                                                           c.options["bias"]),
         footprint=_tc_footprint,
+        features=_tc_features,
         cores=cores,
         **variants,
     )

@@ -5,7 +5,7 @@
  *
  * Compiled once per dtype (ptl_op_dtype.h). Tensors, in the layout HWC says:
  *   x [Ci x H x W], W [Co x Ci], dy and y [Co x H x W]
- *   (HWC: x [H x W x Ci], W [Co x Ci], dy and y [H x W x Co]);
+ *   (HWC: x [H x W x Ci], W [Ci x Co], dy and y [H x W x Co]);
  * dW is laid out like W, dx like x. Only the tensors a step reads are copied
  * (the footprint in suite/catalogue/conv_dw_pw.py counts the same ones);
  * transpose_buffer is allocated, guarded and NaN-filled, at the size the
@@ -48,13 +48,15 @@ static int pw_read_shape(const struct ptl_case *c, uint32_t vi, struct pw_shape 
     return PTL_OK;
 }
 
-/* Elements of transpose_buffer the step needs (pulp_conv_pw_fp32.h); 0: none. */
+/* Elements of transpose_buffer the step needs (the published contract,
+ * shared/TRAINLIB_API.md): Ci*Co for IG in both layouts, Ci*H*W for WG in
+ * HWC; FW and WG in CHW none. */
 static uint32_t pw_transpose_count(const struct pw_shape *s)
 {
-    if (s->step == PW_STEP_IG && !s->hwc)
+    if (s->step == PW_STEP_IG)
         return (uint32_t)(s->Ci * s->Co);
     if (s->step == PW_STEP_WG && s->hwc)
-        return (uint32_t)(s->Co * s->H * s->W);
+        return (uint32_t)(s->Ci * s->H * s->W);
     return 0;
 }
 
