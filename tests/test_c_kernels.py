@@ -5,7 +5,8 @@ independent double-precision reference (all 65,536 patterns, ties, random
 operands), every matmul kernel against a naive product for all shapes in
 1..17 and every core count, the managers' bias and unknown-index paths, and
 the linear layer's skip flags, in both fp16 formats, with ASan/UBSan and
-with staggered core starts. QUICK=1 keeps the sweeps to their edge cases.
+with the team's cores run one at a time in three orders (PTL_TEAM_ORDER).
+QUICK=1 keeps the sweeps to their edge cases.
 """
 import os
 import shutil

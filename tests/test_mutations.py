@@ -5,6 +5,12 @@ would, and runs a slice of the regression on the host target against the
 copy. The suite must report the mutated kernel's variants as numeric
 failures that name the variant. The same slices on the clean library must
 all pass: no false alarm.
+
+A missing barrier is caught without depending on timing: its check runs the
+host team sequenced (PTL_TEAM_ORDER, harness/runtime/host/team_pthreads.c),
+one core at a time between barriers in a fixed order, so a core that reads
+another core's results too early reads the NaN sentinel or a half-done
+value on every run, however busy the machine.
 """
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ class Mutation:
     mutated: str
     select: str               # pytest -k expression for the slice of the suite to run
     must_fail: str            # a variant id that must fail as numeric
+    team_order: str = "free"  # the host team's PTL_TEAM_ORDER for the slice
 
 
 MUTATIONS = [
@@ -52,7 +59,10 @@ MUTATIONS = [
              "    pi_cl_team_barrier();\n",
              "\n",
              "linear-fp32-fw-inp37xout19-bias1",
-             "linear-fp32-fw-inp37xout19-bias1-mm_M-c8"),
+             "linear-fp32-fw-inp37xout19-bias1-mm_M-c8",
+             # core 0 runs last: the others add their rows' bias before mm_M's
+             # column split has written those rows, and core 0 then overwrites them
+             team_order="reverse"),
     Mutation("accumulates_in_16_bits",
              "sources/pulp_mm_tiles_fp32.c",
              "#define PTL_MAC(v, u, _) PTL_ACC(u, v) += av * bv##v;",
@@ -143,12 +153,14 @@ MUTATIONS = [
              "        g->in_c = 1, g->in_h = g->W * g->C, g->in_w = g->C;",
              "conv_dw-fp32-fw-C32xH8xW8xHk3xWk3xsh1xsw1xL1xR1xU1xD1",
              "conv_dw-fp32-fw-C32xH8xW8xHk3xWk3xsh1xsw1xL1xR1xU1xD1-HWC0-direct-c8"),
-    Mutation("pw_no_barrier_after_transpose",  # caught through the host team's staggered core starts
+    Mutation("pw_no_barrier_after_transpose",
              "sources/pulp_conv_pw_impl.h",
              "        pi_cl_team_barrier();\n",
              "\n",
              "conv_pw-fp32-ig-Ci32xCo64xH8xW8",
-             "conv_pw-fp32-ig-Ci32xCo64xH8xW8-HWC0-mm_M-c8"),
+             "conv_pw-fp32-ig-Ci32xCo64xH8xW8-HWC0-mm_M-c8",
+             # the cores that run first multiply rows the others have not transposed yet
+             team_order="reverse"),
 ]
 
 
@@ -164,13 +176,15 @@ def suite_module(select: str) -> Path:
 
 
 def run_slice(library: Path, select: str, workdir: Path, cache: Path,
-              extra: list[str] = ()) -> tuple[list[dict], dict[str, str]]:
-    """Run a slice of the suite on host; return CSV rows and failure texts by test id."""
+              extra: list[str] = (), team_order: str = "free") -> tuple[list[dict], dict[str, str]]:
+    """Run a slice of the suite on host with the team in team_order; return
+    CSV rows and failure texts by test id."""
     reports = workdir / "reports"
     argv = [sys.executable, "-m", "pytest", str(suite_module(select)), "-p", "no:xdist", "-q",
             "--target", "host", "--trainlib", str(library), "-k", select,
             "--reports-dir", str(reports), "--ptl-cache", str(cache), *extra]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    env["PTL_TEAM_ORDER"] = team_order
     result = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env, timeout=900)
     csv_path = reports / "results.csv"
     assert csv_path.exists(), f"the suite wrote no report:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
@@ -196,7 +210,7 @@ def test_suite_reports_the_seeded_bug_as_a_numeric_failure_naming_the_variant(mu
     assert text.count(mutation.original) >= 1, f"mutation site vanished from {mutation.file}; update the mutation"
     source.write_text(text.replace(mutation.original, mutation.mutated))
 
-    rows, texts = run_slice(mutant, mutation.select, tmp_path, cache_dir)
+    rows, texts = run_slice(mutant, mutation.select, tmp_path, cache_dir, team_order=mutation.team_order)
 
     failed = {r["test_id"]: r for r in rows if r["outcome"] == "failed"}
     assert failed, f"{mutation.name}: no variant failed out of {len(rows)}"
@@ -208,11 +222,33 @@ def test_suite_reports_the_seeded_bug_as_a_numeric_failure_naming_the_variant(mu
 
 
 def test_clean_library_passes_every_slice_the_mutations_use(tmp_path, cache_dir):
-    by_module: dict[Path, set[str]] = {}
+    """Each slice in the team order its mutation runs in."""
+    by_run: dict[tuple[Path, str], set[str]] = {}
     for m in MUTATIONS:
-        by_module.setdefault(suite_module(m.select), set()).add(m.select)
+        by_run.setdefault((suite_module(m.select), m.team_order), set()).add(m.select)
     rows = []
-    for n, selects in enumerate(by_module.values()):
-        rows += run_slice(LIBRARY, " or ".join(sorted(selects)), tmp_path / str(n), cache_dir)[0]
+    for n, ((_, order), selects) in enumerate(sorted(by_run.items())):
+        rows += run_slice(LIBRARY, " or ".join(sorted(selects)), tmp_path / str(n), cache_dir, team_order=order)[0]
     assert len(rows) > 500
     assert {r["outcome"] for r in rows} == {"passed"}, [r["test_id"] for r in rows if r["outcome"] != "passed"][:10]
+
+
+def test_a_core_that_skips_a_barrier_is_reported_as_a_deadlock_free_and_sequenced(tmp_path, cache_dir):
+    """Core 1 returns without the barrier the others wait at: a PULP cluster
+    would hang. The host team must say so at once, free-running and
+    sequenced (the orders share one baton), and the suite must report it as
+    a deadlock, not wait for the run timeout."""
+    mutant = tmp_path / "lib"
+    shutil.copytree(LIBRARY, mutant)
+    source = mutant / "sources" / "pulp_conv_pw_impl.h"
+    barrier = "        pi_cl_team_barrier();\n"
+    text = source.read_text()
+    assert text.count(barrier) == 1, "the barrier after the transpose moved; update this test"
+    source.write_text(text.replace(barrier, "        if (pi_core_id() != 1)\n    " + barrier))
+    variant = "conv_pw-fp32-ig-Ci32xCo64xH8xW8-HWC0-mm_M-c8"
+    for order in ("free", "reverse"):
+        rows, texts = run_slice(mutant, variant, tmp_path / order, cache_dir, ["--run-timeout", "60"], order)
+        assert [(r["test_id"], r["outcome"], r["failure_class"]) for r in rows] == [(variant, "failed", "timeout")]
+        assert "deadlock" in texts[variant], texts[variant]
+        assert (f"ptl: deadlock in a team of 8 cores (PTL_TEAM_ORDER={order}): core(s) 0 2 3 4 5 6 7 wait at "
+                f"barrier 1 of the fork, core(s) 1 returned without reaching it") in texts[variant], texts[variant]

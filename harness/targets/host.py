@@ -2,6 +2,12 @@
 
 Fast and functional. With --sanitize it builds with ASan/UBSan or TSan to
 find out-of-bounds accesses and races in the parallel kernels.
+
+PTL_TEAM_ORDER (environment of the pytest run) chooses how a forked team's
+cores run (harness/runtime/host/team_pthreads.c): "free" (the default) runs
+them all at once; "forward", "reverse" and "rotate" run them one at a time,
+in that order, between barriers, so a missing barrier fails the same way on
+every run, however busy the machine.
 """
 from __future__ import annotations
 
@@ -13,6 +19,8 @@ from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, 
                             tool_version)
 
 SANITIZERS = {"address,undefined", "thread"}
+TEAM_ORDERS = ("free", "forward", "reverse", "rotate")
+DEADLOCK_EXIT = 13  # team_pthreads.c PTL_EXIT_DEADLOCK: cores wait at a barrier the others never reach
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
 
 
@@ -21,8 +29,14 @@ class HostTarget(Target):
     capabilities = Capabilities(fp16_formats=("fp16", "bf16"), max_cores=8, counter_unit="ns",
                                 payload_delivery="file")
 
-    def __init__(self, compiler: str = "gcc"):
+    def __init__(self, compiler: str = "gcc", team_order: str | None = None):
         self.compiler = os.environ.get("PTL_HOST_CC", compiler)
+        self.team_order = team_order or os.environ.get("PTL_TEAM_ORDER") or "free"
+
+    def unavailable_reason(self) -> str | None:
+        if self.team_order not in TEAM_ORDERS:
+            return f"PTL_TEAM_ORDER={self.team_order!r} is not a team order; use one of {', '.join(TEAM_ORDERS)}"
+        return None
 
     def flags(self, config: BuildConfig) -> list[str]:
         flags = ["-std=gnu11", "-O2", "-g", "-pthread", "-DNUM_CORES=ptl_num_cores", "-DOPTIMIZE",
@@ -66,13 +80,16 @@ class HostTarget(Target):
         if payload is not None:
             (workdir / "payload.bin").write_bytes(payload)
             argv.append(str(workdir / "payload.bin"))
-        env = dict(os.environ)
-        env.setdefault("PTL_STAGGER_US", "20")
+        env = dict(os.environ, PTL_TEAM_ORDER=self.team_order)
         # Sanitizer reports must end the run with a recognisable status.
         env.setdefault("ASAN_OPTIONS", "abort_on_error=0:exitcode=66:detect_leaks=0")
         env.setdefault("TSAN_OPTIONS", "exitcode=66:halt_on_error=1")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:exitcode=66")
-        return run_command(argv, timeout, cwd=workdir, env=env)
+        raw = run_command(argv, timeout, cwd=workdir, env=env)
+        # The team found cores waiting at a barrier that the others returned
+        # without reaching: what hangs a cluster; its message is on stderr.
+        raw.deadlock = raw.returncode == DEADLOCK_EXIT
+        return raw
 
 
 TARGET_CLASS = HostTarget

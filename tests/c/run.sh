@@ -46,7 +46,11 @@ build test_san_IEEE -DOPTIMIZE -DPTL_FP16_IEEE -fsanitize=address,undefined -fno
     run test_san_IEEE ASAN_OPTIONS=detect_leaks=1 "$OUT/test_san_IEEE" $QUICKARG
 build test_san_BF16 -DOPTIMIZE -DPTL_FP16_BF16 -fsanitize=address,undefined -fno-sanitize-recover=all &&
     run test_san_BF16 ASAN_OPTIONS=detect_leaks=1 "$OUT/test_san_BF16" $QUICKARG
-[ -x "$OUT/test_BF16" ] && run test_stagger PTL_STAGGER_US=200 "$OUT/test_BF16" --quick
+# Sequenced team orders (harness/runtime/host/team_pthreads.c): the cores run
+# one at a time between barriers, so a missing barrier fails on every run.
+for order in forward reverse rotate; do
+    [ -x "$OUT/test_BF16" ] && run "test_order_$order" PTL_TEAM_ORDER=$order "$OUT/test_BF16" --quick
+done
 
 # Cross compilation (compile only). The bare-metal gcc needs a libc for
 # <stdint.h>/<string.h>/<math.h>: picolibc's specs when present.

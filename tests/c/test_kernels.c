@@ -14,7 +14,7 @@
  * reported, or the sweep proves nothing.
  *
  * Usage: test_kernels [--quick]   (--quick: smaller shape sweep, for slow
- * runs such as PTL_STAGGER_US or sanitizers). Exit status 0 = all passed.
+ * runs such as sequenced team orders or sanitizers). Exit status 0 = all passed.
  */
 #include <math.h>
 #include <stdint.h>

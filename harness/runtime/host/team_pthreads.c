@@ -4,18 +4,40 @@
  * cores 1..7 are pool threads that sleep on a condition variable between
  * forks.
  *
- * PTL_STAGGER_US (environment) delays the start of core c by (n-1-c) times
- * that many microseconds in a team of n: core 0 starts last. A kernel that
- * forgets a barrier then uses data that another core has not written yet,
- * reliably rather than once in a while, so a missing barrier shows up as a
- * numeric failure. Core 0 goes last because it is the core that most often
- * owns all the work of a degenerate split (M = 1 or N = 1) while the others
- * run ahead into the next phase.
+ * PTL_TEAM_ORDER (environment; the host target sets it) chooses how the cores
+ * of a team run:
+ *
+ *   free     (default) all cores run at once, as real threads. Sanitizers,
+ *            ThreadSanitizer above all, need this real concurrency.
+ *   forward  sequenced: ONE core runs at a time. Between two barriers (a
+ *   reverse  "phase"; fork and return bound the first and the last) each core
+ *   rotate   runs in turn until it reaches pi_cl_team_barrier() or returns,
+ *            then hands a baton to the next core of the phase's order:
+ *              forward  0, 1, ..., n-1 in every phase;
+ *              reverse  n-1, ..., 1, 0 in every phase;
+ *              rotate   phase p starts at core p mod n: p, p+1, ..., p-1.
+ *            When every core has arrived at the barrier, the next phase runs.
+ *
+ * A sequenced run is deterministic: a kernel that forgets a barrier and reads
+ * what another core writes reads, every time, the value from before that
+ * core's phase (the runner fills fresh buffers with a NaN sentinel), instead
+ * of whatever the scheduler happened to allow.
+ *
+ * In both modes every core of a team must call pi_cl_team_barrier() the same
+ * number of times. If some cores wait at a barrier that the others have
+ * returned without reaching, a PULP cluster would hang; here the team says
+ * which cores wait and which returned, and the runner exits with
+ * PTL_EXIT_DEADLOCK (the host target reports the run as a deadlock).
+ *
+ * The team calls exist in pmsis.h: pi_core_id, pi_cl_team_nb_cores,
+ * pi_cl_team_fork, pi_cl_team_barrier (no critical sections: a sequenced team
+ * runs one core at a time anyway).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,26 +45,46 @@
 
 #define PTL_MAX_CORES 8
 
+/* Runner exit status for a barrier deadlock; the host target
+ * (harness/targets/host.py, DEADLOCK_EXIT) knows it. Next to ptl_platform.h's
+ * PTL_EXIT_* codes, which stop at 12. */
+#define PTL_EXIT_DEADLOCK 13
+
 int ptl_num_cores = 1;
+
+enum order_kind { ORDER_FREE, ORDER_FORWARD, ORDER_REVERSE, ORDER_ROTATE };
+static const char *const order_names[] = {"free", "forward", "reverse", "rotate"};
+
+enum core_state { CORE_RUNNING, CORE_AT_BARRIER, CORE_RETURNED };
 
 struct team {
     pthread_mutex_t lock;
-    pthread_cond_t start;
-    pthread_cond_t done;
-    pthread_barrier_t barrier;
+    pthread_cond_t start;    /* pool threads: a fork began */
+    pthread_cond_t done;     /* fork caller: every core returned */
+    pthread_cond_t released; /* free mode: a barrier opened */
+    pthread_cond_t turn[PTL_MAX_CORES]; /* sequenced mode: core c holds the baton */
     void (*entry)(void *);
     void *arg;
     int nb_cores;
-    unsigned generation; /* bumped by every fork */
-    int running;         /* workers still inside entry() */
-    int started;         /* pool threads created */
-    unsigned stagger_us;
+    unsigned generation;     /* bumped by every fork */
+    int started;             /* pool threads created */
+    enum order_kind order_kind;
+    /* Barrier bookkeeping of the current fork, both modes. */
+    int arrived;             /* cores waiting at the current barrier */
+    int returned;            /* cores that returned from entry() */
+    unsigned phase;          /* barriers completed in this fork */
+    unsigned char state[PTL_MAX_CORES];
+    /* Sequenced mode: the phase's order and who holds the baton. */
+    int order[PTL_MAX_CORES];
+    int pos;                 /* index in order[] of the baton holder */
+    int baton;               /* core allowed to run, -1 for none */
 };
 
 static struct team team = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .start = PTHREAD_COND_INITIALIZER,
     .done = PTHREAD_COND_INITIALIZER,
+    .released = PTHREAD_COND_INITIALIZER,
 };
 
 static __thread int tls_core_id;
@@ -52,14 +94,122 @@ int pi_core_id(void) { return tls_core_id; }
 
 int pi_cl_team_nb_cores(void) { return tls_in_team ? team.nb_cores : 1; }
 
+static enum order_kind read_order(void)
+{
+    const char *name = getenv("PTL_TEAM_ORDER");
+    if (!name || !*name)
+        return ORDER_FREE;
+    for (unsigned k = 0; k < sizeof order_names / sizeof *order_names; k++)
+        if (strcmp(name, order_names[k]) == 0)
+            return (enum order_kind)k;
+    fprintf(stderr, "ptl: PTL_TEAM_ORDER=%s is not a team order; use free, forward, reverse or rotate\n",
+            name);
+    exit(3);
+}
+
+static void list_cores(char *text, size_t size, enum core_state state)
+{
+    size_t used = 0;
+    text[0] = 0;
+    for (int c = 0; c < team.nb_cores && used < size; c++)
+        if (team.state[c] == state)
+            used += (size_t)snprintf(text + used, size - used, " %d", c);
+}
+
+/* Called with the lock held when every core has either arrived at the
+ * current barrier or returned, and both kinds exist. */
+static void deadlock(void)
+{
+    char waiting[64], gone[64];
+    list_cores(waiting, sizeof waiting, CORE_AT_BARRIER);
+    list_cores(gone, sizeof gone, CORE_RETURNED);
+    fflush(stdout);
+    fprintf(stderr,
+            "ptl: deadlock in a team of %d cores (PTL_TEAM_ORDER=%s): core(s)%s wait at barrier %u of the "
+            "fork, core(s)%s returned without reaching it\n"
+            "ptl: every core must call pi_cl_team_barrier() equally often; a PULP cluster would hang here\n",
+            team.nb_cores, order_names[team.order_kind], waiting, team.phase + 1, gone);
+    fflush(stderr);
+    exit(PTL_EXIT_DEADLOCK);
+}
+
+/* ---- Sequenced mode (lock held throughout) -------------------------------- */
+
+static void make_order(void)
+{
+    const int n = team.nb_cores;
+    for (int i = 0; i < n; i++) {
+        switch (team.order_kind) {
+        case ORDER_REVERSE: team.order[i] = n - 1 - i; break;
+        case ORDER_ROTATE: team.order[i] = (int)((team.phase + (unsigned)i) % (unsigned)n); break;
+        default: team.order[i] = i; break;
+        }
+    }
+    team.pos = 0;
+    team.baton = team.order[0];
+}
+
+static void give_baton_to(int core)
+{
+    team.baton = core;
+    pthread_cond_signal(&team.turn[core]);
+}
+
+/* The baton holder has reached a barrier or returned: the next core of the
+ * phase runs, or the phase ends. */
+static void pass_baton(void)
+{
+    if (++team.pos < team.nb_cores) {
+        give_baton_to(team.order[team.pos]);
+        return;
+    }
+    if (team.returned == team.nb_cores) {
+        team.baton = -1;
+        pthread_cond_signal(&team.done);
+        return;
+    }
+    if (team.returned > 0)
+        deadlock();
+    /* Everyone is at the barrier: open it, next phase. */
+    team.phase++;
+    team.arrived = 0;
+    memset(team.state, CORE_RUNNING, sizeof team.state);
+    make_order();
+    give_baton_to(team.baton);
+}
+
+static void wait_for_baton(int core)
+{
+    while (team.baton != core)
+        pthread_cond_wait(&team.turn[core], &team.lock);
+}
+
+/* ---- Both modes ------------------------------------------------------------ */
+
 static void run_share(int core_id)
 {
     tls_core_id = core_id;
     tls_in_team = 1;
-    if (team.stagger_us && core_id < team.nb_cores - 1)
-        usleep(team.stagger_us * (unsigned)(team.nb_cores - 1 - core_id));
+    if (team.order_kind != ORDER_FREE) {
+        pthread_mutex_lock(&team.lock);
+        wait_for_baton(core_id);
+        pthread_mutex_unlock(&team.lock);
+    }
     team.entry(team.arg);
     tls_in_team = 0;
+
+    pthread_mutex_lock(&team.lock);
+    team.state[core_id] = CORE_RETURNED;
+    team.returned++;
+    if (team.order_kind != ORDER_FREE) {
+        pass_baton();
+    } else {
+        if (team.arrived > 0 && team.arrived + team.returned == team.nb_cores)
+            deadlock();
+        if (team.returned == team.nb_cores)
+            pthread_cond_signal(&team.done);
+    }
+    pthread_mutex_unlock(&team.lock);
 }
 
 static void *pool_thread(void *raw_id)
@@ -73,21 +223,17 @@ static void *pool_thread(void *raw_id)
         seen = team.generation;
         int mine = core_id < team.nb_cores;
         pthread_mutex_unlock(&team.lock);
-        if (!mine)
-            continue;
-        run_share(core_id);
-        pthread_mutex_lock(&team.lock);
-        if (--team.running == 0)
-            pthread_cond_signal(&team.done);
-        pthread_mutex_unlock(&team.lock);
+        if (mine)
+            run_share(core_id);
     }
     return NULL;
 }
 
 static void start_pool(void)
 {
-    const char *stagger = getenv("PTL_STAGGER_US");
-    team.stagger_us = stagger ? (unsigned)strtoul(stagger, NULL, 10) : 0;
+    team.order_kind = read_order();
+    for (int c = 0; c < PTL_MAX_CORES; c++)
+        pthread_cond_init(&team.turn[c], NULL);
     for (int c = 1; c < PTL_MAX_CORES; c++) {
         pthread_t tid;
         if (pthread_create(&tid, NULL, pool_thread, (void *)(intptr_t)c) != 0) {
@@ -115,12 +261,16 @@ void pi_cl_team_fork(int nb_cores, void (*entry)(void *), void *arg)
     if (!team.started)
         start_pool();
 
-    pthread_barrier_init(&team.barrier, NULL, (unsigned)nb_cores);
     pthread_mutex_lock(&team.lock);
     team.entry = entry;
     team.arg = arg;
     team.nb_cores = nb_cores;
-    team.running = nb_cores - 1;
+    team.arrived = 0;
+    team.returned = 0;
+    team.phase = 0;
+    memset(team.state, CORE_RUNNING, sizeof team.state);
+    if (team.order_kind != ORDER_FREE)
+        make_order();
     team.generation++;
     pthread_cond_broadcast(&team.start);
     pthread_mutex_unlock(&team.lock);
@@ -128,17 +278,36 @@ void pi_cl_team_fork(int nb_cores, void (*entry)(void *), void *arg)
     run_share(0);
 
     pthread_mutex_lock(&team.lock);
-    while (team.running > 0)
+    while (team.returned < team.nb_cores)
         pthread_cond_wait(&team.done, &team.lock);
     pthread_mutex_unlock(&team.lock);
-    pthread_barrier_destroy(&team.barrier);
     tls_core_id = 0;
 }
 
 void pi_cl_team_barrier(void)
 {
-    if (tls_in_team && team.nb_cores > 1)
-        pthread_barrier_wait(&team.barrier);
+    if (!tls_in_team || team.nb_cores == 1)
+        return;
+    const int me = tls_core_id;
+    pthread_mutex_lock(&team.lock);
+    team.state[me] = CORE_AT_BARRIER;
+    team.arrived++;
+    if (team.order_kind != ORDER_FREE) {
+        pass_baton();
+        wait_for_baton(me);
+    } else if (team.arrived + team.returned < team.nb_cores) {
+        const unsigned phase = team.phase;
+        while (team.phase == phase)
+            pthread_cond_wait(&team.released, &team.lock);
+    } else {
+        if (team.returned > 0)
+            deadlock();
+        team.phase++;
+        team.arrived = 0;
+        memset(team.state, CORE_RUNNING, sizeof team.state);
+        pthread_cond_broadcast(&team.released);
+    }
+    pthread_mutex_unlock(&team.lock);
 }
 
 /* ---- Performance counters: wall-clock nanoseconds per core ---------------- */
