@@ -18,14 +18,23 @@ def _t(array: np.ndarray, grad: bool = False) -> torch.Tensor:
     return torch.tensor(array, dtype=torch.float64, requires_grad=grad)
 
 
-def matmul(inputs: dict[str, np.ndarray], trans_B: int) -> dict[str, Reference]:
-    """C [N x M] = A [N x K] . B, with B stored [K x M], or [M x K] when trans_B."""
-    def product(a, b):
+def matmul(inputs: dict[str, np.ndarray], trans_B: int, bias: int = 0) -> dict[str, Reference]:
+    """C [N x M] = A [N x K] . B, with B stored [K x M], or [M x K] when trans_B,
+    plus mm_manager's bias: 0 none, 1 one per column (C[i][j] += bias[j]),
+    2 one per row (C[i][j] += bias[i]). The bias is one more rounded term."""
+    def product(a, b, c):
         b = _t(b)
-        return (_t(a) @ (b.T if trans_B else b)).numpy()
+        out = _t(a) @ (b.T if trans_B else b)
+        if bias == 1:
+            out = out + _t(c)[None, :]
+        elif bias == 2:
+            out = out + _t(c)[:, None]
+        return out.numpy()
 
     A, B = inputs["A"], inputs["B"]
-    return {"C": Reference(product(A, B), product(np.abs(A), np.abs(B)), A.shape[1])}
+    c = inputs.get("bias")
+    return {"C": Reference(product(A, B, c), product(np.abs(A), np.abs(B), None if c is None else np.abs(c)),
+                           A.shape[1] + (bias != 0))}
 
 
 def _linear_grads(x, W, b, dy, use_bias):

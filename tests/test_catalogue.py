@@ -77,8 +77,8 @@ def test_variant_id_and_description_name_every_axis():
     variant = next(v for v in MATMUL.variants()
                    if v.case.dtype == "fp16" and v.case.shape == {"N": 7, "M": 8, "K": 9}
                    and v.case.options["trans_B"] == 1 and v.kernel == 3 and v.cores == 7)
-    assert variant.id == "matmul-fp16-fw-N7xM8xK9-trans_B1-mm_fp16_SIMD_4x8-c7"
-    assert variant.describe("qemu") == ("variant: matmul fw fp16 N=7 M=8 K=9 trans_B=1 "
+    assert variant.id == "matmul-fp16-fw-N7xM8xK9-trans_B1-bias0-mm_fp16_SIMD_4x8-c7"
+    assert variant.describe("qemu") == ("variant: matmul fw fp16 N=7 M=8 K=9 trans_B=1 bias=0 "
                                         "kernel=mm_fp16_SIMD_4x8 (#3) cores=7 target=qemu")
 
 
@@ -90,6 +90,15 @@ def test_case_description_is_what_the_golden_key_needs():
 
 def test_runner_params_and_input_shapes_follow_the_case():
     case = next(c for c in MATMUL_CASES if c.shape == {"N": 9, "M": 4, "K": 8} and c.options["trans_B"] == 1)
-    assert MATMUL.params(case) == [9, 4, 8, 1]
-    assert MATMUL.inputs(case) == {"A": (9, 8), "B": (4, 8)}
+    assert MATMUL.params(case) == {"N": 9, "M": 4, "K": 8, "trans_B": 1, "bias": 0}
+    assert MATMUL.inputs(case) == {"A": (9, 8), "B": (4, 8), "bias": (4,)}
+    per_row = next(c for c in MATMUL_CASES if c.shape == {"N": 9, "M": 4, "K": 8} and c.options["bias"] == 2)
+    assert MATMUL.params(per_row)["bias"] == 2 and MATMUL.inputs(per_row)["bias"] == (9,)
+
+
+def test_the_matmul_bias_is_checked_both_ways_on_shapes_where_the_axes_differ():
+    biased = [c for c in MATMUL_CASES if c.options["bias"]]
+    assert {c.options["bias"] for c in biased} == {1, 2}
+    assert all(c.options["trans_B"] == 0 and c.shape["N"] != c.shape["M"] for c in biased)
+    assert {c.dtype for c in biased} == {"fp32", "fp16", "bf16"}
     assert MATMUL.runner_op("bf16") == "matmul_fp16" and MATMUL.runner_op("fp32") == "matmul_fp32"

@@ -34,6 +34,17 @@ def test_matmul_reduction_is_K_for_non_square_shapes():
     assert bt.reduction == 3
 
 
+def test_matmul_bias_per_column_and_per_row_follow_mm_managers_contract():
+    bias = np.array([10.0, -20.0])
+    plain = linalg.matmul({"A": A, "B": B}, trans_B=0)["C"]
+    column = linalg.matmul({"A": A, "B": B, "bias": bias}, trans_B=0, bias=1)["C"]   # C[i][j] += bias[j]
+    row = linalg.matmul({"A": A, "B": B, "bias": bias}, trans_B=0, bias=2)["C"]      # C[i][j] += bias[i]
+    np.testing.assert_array_equal(column.value, plain.value + [[10.0, -20.0], [10.0, -20.0]])
+    np.testing.assert_array_equal(row.value, plain.value + [[10.0, 10.0], [-20.0, -20.0]])
+    np.testing.assert_array_equal(row.magnitude, plain.magnitude + [[10.0, 10.0], [20.0, 20.0]])
+    assert column.reduction == row.reduction == plain.reduction + 1
+
+
 def test_matmul_magnitude_exceeds_value_when_terms_cancel():
     ref = linalg.matmul({"A": np.array([[1.0, 1.0]]), "B": np.array([[1.0], [-1.0]])}, trans_B=0)["C"]
     assert ref.value[0, 0] == 0.0 and ref.magnitude[0, 0] == 2.0

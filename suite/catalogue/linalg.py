@@ -21,21 +21,41 @@ def _suffix(dtype: str) -> str:
     return "fp32" if dtype == "fp32" else "fp16"
 
 
+# Shapes on which mm_manager's bias is checked both ways (bias_transposed 0:
+# one bias per column, M entries; 1: one per row, N entries). N != M, so a
+# bias added along the wrong axis cannot pass.
+MATMUL_BIAS_SHAPES = (dict(N=9, M=4, K=8), dict(N=1, M=9, K=5), dict(N=13, M=11, K=7))
+MATMUL_BIAS = {"none": 0, "per_column": 1, "per_row": 2}   # the op's `bias` param
+
+
+def _matmul_applies(c) -> bool:
+    return c.options["bias"] == 0 or (c.options["trans_B"] == 0 and c.shape in MATMUL_BIAS_SHAPES)
+
+
+def _matmul_inputs(c) -> dict[str, tuple[int, ...]]:
+    N, M, K = c.shape["N"], c.shape["M"], c.shape["K"]
+    return {"A": (N, K), "B": (M, K) if c.options["trans_B"] else (K, M),
+            "bias": (N,) if c.options["bias"] == MATMUL_BIAS["per_row"] else (M,)}
+
+
 MATMUL = OpEntry(
     name="matmul",
+    unit="linalg",
     runner_op=lambda dtype: f"matmul_{_suffix(dtype)}",
     steps=("fw",),
     dtypes=("fp32", "fp16", "bf16"),
     shapes=MATMUL_SHAPES,
-    options={"trans_B": (0, 1)},
-    inputs=lambda c: {"A": (c.shape["N"], c.shape["K"]),
-                      "B": (c.shape["M"], c.shape["K"]) if c.options["trans_B"] else (c.shape["K"], c.shape["M"])},
-    params=lambda c: [c.shape["N"], c.shape["M"], c.shape["K"], c.options["trans_B"]],
-    reference=lambda c, inputs: linalg.matmul(inputs, c.options["trans_B"]),
+    options={"trans_B": (0, 1), "bias": tuple(MATMUL_BIAS.values())},
+    applies=_matmul_applies,
+    inputs=_matmul_inputs,
+    params=lambda c: {"N": c.shape["N"], "M": c.shape["M"], "K": c.shape["K"], "trans_B": c.options["trans_B"],
+                      "bias": c.options["bias"]},
+    reference=lambda c, inputs: linalg.matmul(inputs, c.options["trans_B"], c.options["bias"]),
 )
 
 LINEAR = OpEntry(
     name="linear",
+    unit="linalg",
     runner_op=lambda dtype: f"linear_{_suffix(dtype)}",
     steps=("fw", "wg", "ig"),
     dtypes=("fp32", "fp16", "bf16"),
@@ -44,7 +64,8 @@ LINEAR = OpEntry(
     applies=lambda c: not (c.step == "ig" and c.options["bias"]),  # IG does not read the bias
     inputs=lambda c: {"x": (c.shape["inp"],), "W": (c.shape["out"], c.shape["inp"]),
                       "b": (c.shape["out"],), "dy": (c.shape["out"],)},
-    params=lambda c: [c.shape["inp"], c.shape["out"], c.options["bias"], ("fw", "wg", "ig").index(c.step)],
+    params=lambda c: {"in": c.shape["inp"], "out": c.shape["out"], "use_biases": c.options["bias"],
+                      "step": ("fw", "wg", "ig").index(c.step)},
     reference=lambda c, inputs: linalg.linear(inputs, c.step, c.options["bias"]),
     cores=(1, 3, 8),
 )

@@ -1,131 +1,143 @@
 /*
- * Operations of the linear-algebra family: the raw matmul kernels (through
- * mm_manager, forked by the caller as the API says) and the linear layer.
+ * Runner ops of the linear-algebra family: the matmul kernels through
+ * mm_manager (forked by the caller, as the API says), and the linear layer
+ * (which forks itself).
  *
- * The FP32 and FP16 versions differ only in types and names, so both are
- * stamped out from one body by LINALG_OPS(...).
+ * Compiled once per dtype (ptl_op_dtype.h). Every API struct is filled by
+ * field name, so a library whose struct differs fails to compile here
+ * instead of running with fields in the wrong places.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmsis.h"
+#include "ptl_op_dtype.h"
 #include "ptl_platform.h"
 #include "ptl_runner.h"
 #include "pulp_train.h"
 
-_Static_assert(sizeof(fp16) == 2, "fp16 must be a 16-bit type");
+/* ---- matmul ----------------------------------------------------------------------
+ * C [N x M] = A [N x K] . B, with B [K x M], or [M x K] when trans_B.
+ * bias: 0 none; 1 one bias per column (bias_transposed = 0, M entries);
+ * 2 one bias per row (bias_transposed = 1, N entries), added by mm_manager
+ * after the kernel. */
+
+enum { MM_BIAS_NONE = 0, MM_BIAS_PER_COLUMN = 1, MM_BIAS_PER_ROW = 2 };
+
+static int run_matmul(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int N = ptl_param(c, "N", vi), M = ptl_param(c, "M", vi), K = ptl_param(c, "K", vi);
+    const int trans_B = ptl_param(c, "trans_B", vi), bias_mode = ptl_param(c, "bias", vi);
+    if (N < 1 || M < 1 || K < 1 || (trans_B != 0 && trans_B != 1) || bias_mode < MM_BIAS_NONE ||
+        bias_mode > MM_BIAS_PER_ROW) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "matmul params need N, M, K >= 1, trans_B 0 or 1, bias 0, 1 or 2");
+        return PTL_ERR_BAD_CASE;
+    }
+    const uint32_t bias_count = (uint32_t)(bias_mode == MM_BIAS_PER_ROW ? N : M);
+    PTL_T *A = ptl_input(c, "A", PTL_DTYPE, (uint32_t)(N * K), vi);
+    PTL_T *B = ptl_input(c, "B", PTL_DTYPE, (uint32_t)(K * M), vi);
+    PTL_T *bias = bias_mode ? ptl_input(c, "bias", PTL_DTYPE, bias_count, vi) : NULL;
+    PTL_T *C = ptl_output_alloc(PTL_DTYPE, (uint32_t)(N * M));
+    if (!A || !B || (bias_mode && !bias) || !C) {
+        free(A);
+        free(B);
+        free(bias);
+        ptl_scratch_release(vi, PTL_DTYPE, C, (uint32_t)(N * M));
+        return PTL_ERR_BAD_CASE;
+    }
+    struct PTL_S(matMul_args) mm = {
+        .A = A, .B = B, .C = C, .N = N, .M = M, .K = K, .trans_B = trans_B,
+        .bias = bias, .bias_dim = bias_mode ? (int)bias_count : 0, .USE_BIASES = bias_mode != MM_BIAS_NONE,
+        .bias_transposed = bias_mode == MM_BIAS_PER_ROW,
+    };
+    struct PTL_S(mm_manager_args) manager = {
+        .mm_args = &mm, .mm_dw_args = NULL, .layer_type = LAYER_LINEAR, .step_type = STEP_FW,
+        .matmul_type = v.kernel,
+    };
+    ptl_measure_begin(vi);
+    pi_cl_team_fork(v.cores, PTL_S(mm_manager), &manager);
+    ptl_measure_end(vi);
+    free(A);
+    free(B);
+    free(bias);
+    return ptl_output_emit(c, "C", vi, PTL_DTYPE, C, (uint32_t)(N * M));
+}
+
+/* ---- linear ----------------------------------------------------------------------
+ * y [out] = W [out x in] . x [in] (+ b [out]). FW emits y; WG dW [out x in]
+ * (and db [out] with the bias); IG dx [in]. The published WG accumulates into
+ * bias->diff, so the caller zeroes it (TRAINLIB_API.md, contract details). */
 
 enum { LINEAR_STEP_FW = 0, LINEAR_STEP_WG = 1, LINEAR_STEP_IG = 2 };
 
-#define LINALG_OPS(SUFFIX, T, DTYPE, MM_ARGS, MGR_ARGS, MANAGER, BLOB, LIN_ARGS, LIN_FW,           \
-                   LIN_WG, LIN_IG)                                                                 \
-    /* params: N, M, K, trans_B. tensors: A [N x K], B [K x M] or [M x K]. out: C. */              \
-    static int run_matmul_##SUFFIX(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)    \
-    {                                                                                              \
-        int status = ptl_expect_params(c, 4, vi);                                                  \
-        if (status)                                                                                \
-            return status;                                                                         \
-        int N = c->params[0], M = c->params[1], K = c->params[2];                                  \
-        T *A = ptl_input_copy(c, 0, DTYPE, (uint32_t)(N * K), vi);                                 \
-        T *B = ptl_input_copy(c, 1, DTYPE, (uint32_t)(K * M), vi);                                 \
-        T *C = ptl_output_alloc(DTYPE, (uint32_t)(N * M));                                         \
-        if (!A || !B || !C) {                                                                      \
-            free(A);                                                                               \
-            free(B);                                                                               \
-            return PTL_ERR_BAD_CASE;                                                               \
-        }                                                                                          \
-        struct MM_ARGS mm = {0};                                                                   \
-        mm.A = A;                                                                                  \
-        mm.B = B;                                                                                  \
-        mm.C = C;                                                                                  \
-        mm.N = N;                                                                                  \
-        mm.M = M;                                                                                  \
-        mm.K = K;                                                                                  \
-        mm.trans_B = c->params[3];                                                                 \
-        struct MGR_ARGS manager = {&mm, LAYER_LINEAR, STEP_FW, v.kernel};                          \
-        ptl_measure_begin(vi);                                                                     \
-        pi_cl_team_fork(v.cores, MANAGER, &manager);                                               \
-        ptl_measure_end(vi);                                                                       \
-        free(A);                                                                                   \
-        free(B);                                                                                   \
-        return ptl_output_emit(vi, 0, DTYPE, C, (uint32_t)(N * M));                                \
-    }                                                                                              \
-                                                                                                   \
-    /* params: in, out, use_bias, step. tensors: input [in], W [out x in], bias [out],             \
-     * dOut [out]. out: FW y [out]; WG dW [out x in] (+ db [out]); IG dIn [in]. */                 \
-    static int run_linear_##SUFFIX(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)    \
-    {                                                                                              \
-        int status = ptl_expect_params(c, 4, vi);                                                  \
-        if (status)                                                                                \
-            return status;                                                                         \
-        uint32_t in = (uint32_t)c->params[0], out = (uint32_t)c->params[1];                        \
-        int use_bias = c->params[2], step = c->params[3];                                          \
-        T *x = ptl_input_copy(c, 0, DTYPE, in, vi);                                                \
-        T *w = ptl_input_copy(c, 1, DTYPE, out * in, vi);                                          \
-        T *b = ptl_input_copy(c, 2, DTYPE, out, vi);                                               \
-        T *dy = ptl_input_copy(c, 3, DTYPE, out, vi);                                              \
-        T *y = NULL, *dx = NULL, *dw = NULL, *db = NULL;                                           \
-        if (step == LINEAR_STEP_FW)                                                                \
-            y = ptl_output_alloc(DTYPE, out);                                                      \
-        if (step == LINEAR_STEP_WG) {                                                              \
-            dw = ptl_output_alloc(DTYPE, out * in);                                                \
-            if (use_bias)                                                                          \
-                db = ptl_output_alloc(DTYPE, out);                                                 \
-        }                                                                                          \
-        if (step == LINEAR_STEP_IG)                                                                \
-            dx = ptl_output_alloc(DTYPE, in);                                                      \
-        int ready = x && w && b && dy && (y || dw || dx) && (step != LINEAR_STEP_WG || !use_bias || db); \
-        if (!ready || step < 0 || step > 2) {                                                      \
-            free(x);                                                                               \
-            free(w);                                                                               \
-            free(b);                                                                               \
-            free(dy);                                                                              \
-            if (ready)                                                                             \
-                ptl_emit_error(vi, PTL_ERR_BAD_CASE, "linear step must be 0, 1 or 2");             \
-            return PTL_ERR_BAD_CASE;                                                               \
-        }                                                                                          \
-        struct BLOB input = {x, dx, (int)in, 1, 1, (int)in};                                       \
-        struct BLOB coeff = {w, dw, (int)(out * in), (int)in, (int)out, 1};                        \
-        struct BLOB bias = {b, db, (int)out, 1, 1, (int)out};                                      \
-        struct BLOB output = {y, dy, (int)out, 1, 1, (int)out};                                    \
-        struct LIN_ARGS args = {&input, &coeff, &bias, &output};                                   \
-        args.skip_wg_grad = step != LINEAR_STEP_WG;                                                \
-        args.skip_in_grad = step != LINEAR_STEP_IG;                                                \
-        args.opt_matmul_type_fw = args.opt_matmul_type_wg = args.opt_matmul_type_ig = v.kernel;    \
-        args.use_biases = use_bias;                                                                \
-        ptl_measure_begin(vi);                                                                     \
-        if (step == LINEAR_STEP_FW)                                                                \
-            LIN_FW(&args);                                                                         \
-        else if (step == LINEAR_STEP_WG)                                                           \
-            LIN_WG(&args);                                                                         \
-        else                                                                                       \
-            LIN_IG(&args);                                                                         \
-        ptl_measure_end(vi);                                                                       \
-        free(x);                                                                                   \
-        free(w);                                                                                   \
-        free(b);                                                                                   \
-        free(dy);                                                                                  \
-        if (step == LINEAR_STEP_FW)                                                                \
-            return ptl_output_emit(vi, 0, DTYPE, y, out);                                          \
-        if (step == LINEAR_STEP_IG)                                                                \
-            return ptl_output_emit(vi, 0, DTYPE, dx, in);                                          \
-        status = ptl_output_emit(vi, 0, DTYPE, dw, out * in);                                      \
-        if (!use_bias)                                                                             \
-            return status;                                                                         \
-        int bias_status = ptl_output_emit(vi, 1, DTYPE, db, out);                                  \
-        return status ? status : bias_status;                                                      \
+static int run_linear(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int in = ptl_param(c, "in", vi), out = ptl_param(c, "out", vi);
+    const int use_bias = ptl_param(c, "use_biases", vi), step = ptl_param(c, "step", vi);
+    if (in < 1 || out < 1 || (use_bias != 0 && use_bias != 1) || step < LINEAR_STEP_FW || step > LINEAR_STEP_IG) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "linear params need in, out >= 1, use_biases 0 or 1, step 0, 1 or 2");
+        return PTL_ERR_BAD_CASE;
     }
+    const uint32_t n_in = (uint32_t)in, n_out = (uint32_t)out, n_w = n_in * n_out;
+    const int fw = step == LINEAR_STEP_FW, wg = step == LINEAR_STEP_WG, ig = step == LINEAR_STEP_IG;
+    /* Each step gets the tensors it reads: FW x, W (b); WG x, dy; IG W, dy. */
+    PTL_T *x = fw || wg ? ptl_input(c, "x", PTL_DTYPE, n_in, vi) : NULL;
+    PTL_T *w = fw || ig ? ptl_input(c, "W", PTL_DTYPE, n_w, vi) : NULL;
+    PTL_T *b = fw && use_bias ? ptl_input(c, "b", PTL_DTYPE, n_out, vi) : NULL;
+    PTL_T *dy = wg || ig ? ptl_input(c, "dy", PTL_DTYPE, n_out, vi) : NULL;
+    PTL_T *y = fw ? ptl_output_alloc(PTL_DTYPE, n_out) : NULL;
+    PTL_T *dw = wg ? ptl_output_alloc(PTL_DTYPE, n_w) : NULL;
+    PTL_T *db = wg && use_bias ? ptl_output_alloc(PTL_DTYPE, n_out) : NULL;
+    PTL_T *dx = ig ? ptl_output_alloc(PTL_DTYPE, n_in) : NULL;
+    const int ready = (!(fw || wg) || x) && (!(fw || ig) || w) && (!(fw && use_bias) || b) &&
+                      (!(wg || ig) || dy) && (!fw || y) && (!wg || dw) && (!(wg && use_bias) || db) && (!ig || dx);
+    if (!ready) {
+        free(x);
+        free(w);
+        free(b);
+        free(dy);
+        ptl_scratch_release(vi, PTL_DTYPE, y, n_out);
+        ptl_scratch_release(vi, PTL_DTYPE, dw, n_w);
+        ptl_scratch_release(vi, PTL_DTYPE, db, n_out);
+        ptl_scratch_release(vi, PTL_DTYPE, dx, n_in);
+        return PTL_ERR_BAD_CASE;
+    }
+    if (db) /* the caller zeroes bias->diff; all-zero bits are +0 in every format */
+        memset(db, 0, n_out * sizeof *db);
 
-LINALG_OPS(fp32, float, PTL_DTYPE_F32, matMul_args, mm_manager_args, mm_manager, blob,
-           Linear_args, pulp_linear_fp32_fw_cl, pulp_linear_fp32_bw_param_grads_cl,
-           pulp_linear_fp32_bw_input_grads_cl)
-LINALG_OPS(fp16, fp16, PTL_DTYPE_F16, matMul_args_fp16, mm_manager_args_fp16, mm_manager_fp16,
-           blob_fp16, Linear_args_fp16, pulp_linear_fp16_fw_cl, pulp_linear_fp16_bw_param_grads_cl,
-           pulp_linear_fp16_bw_input_grads_cl)
+    struct PTL_S(blob) input = {.data = x, .diff = dx, .dim = in, .W = 1, .H = 1, .C = in};
+    struct PTL_S(blob) coeff = {.data = w, .diff = dw, .dim = in * out, .W = in, .H = out, .C = 1};
+    struct PTL_S(blob) bias = {.data = b, .diff = db, .dim = out, .W = 1, .H = 1, .C = out};
+    struct PTL_S(blob) output = {.data = y, .diff = dy, .dim = out, .W = 1, .H = 1, .C = out};
+    struct PTL_S(Linear_args) args = {
+        .input = &input, .coeff = &coeff, .bias = &bias, .output = &output,
+        .skip_wg_grad = !wg, .skip_in_grad = !ig,
+        .opt_matmul_type_fw = v.kernel, .opt_matmul_type_wg = v.kernel, .opt_matmul_type_ig = v.kernel,
+        .use_biases = use_bias,
+    };
+    ptl_measure_begin(vi);
+    if (fw)
+        PTL_F(pulp_linear_, _fw_cl)(&args);
+    else if (wg)
+        PTL_F(pulp_linear_, _bw_param_grads_cl)(&args);
+    else
+        PTL_F(pulp_linear_, _bw_input_grads_cl)(&args);
+    ptl_measure_end(vi);
+    free(x);
+    free(w);
+    free(b);
+    free(dy);
+    if (fw)
+        return ptl_output_emit(c, "y", vi, PTL_DTYPE, y, n_out);
+    if (ig)
+        return ptl_output_emit(c, "dx", vi, PTL_DTYPE, dx, n_in);
+    int status = ptl_output_emit(c, "dW", vi, PTL_DTYPE, dw, n_w);
+    int bias_status = db ? ptl_output_emit(c, "db", vi, PTL_DTYPE, db, n_out) : PTL_OK;
+    return status ? status : bias_status;
+}
 
-const struct ptl_op ptl_ops_linalg[] = {
-    {"matmul_fp32", run_matmul_fp32},
-    {"matmul_fp16", run_matmul_fp16},
-    {"linear_fp32", run_linear_fp32},
-    {"linear_fp16", run_linear_fp16},
-    {0, 0},
+const struct ptl_op PTL_OP_TABLE[] = {
+    {PTL_OP_NAME("matmul"), "N M K trans_B bias", "A B bias", "C", PTL_KERNEL_TABLE, run_matmul},
+    {PTL_OP_NAME("linear"), "in out use_biases step", "x W b dy", "y dW db dx", PTL_KERNEL_TABLE, run_linear},
+    {0},
 };
