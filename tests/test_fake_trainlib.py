@@ -35,8 +35,11 @@ POOL = "C3xH9xW11xHk3xWk3xHs2xWs2 or C2xH8xW8xHk4xWk4xHs1xWs1"
 CONV2D = "conv2d- and -fw-Ci5xH7xW9 and HWC0-bias0-dma0-im2col1-mm-c1"
 # Depthwise, strided, every step and dtype, one core.
 CONV_DW = "conv_dw- and C4xH8xW8xHk3xWk3xsh2xsw2xL1xR1xU1xD1-HWC0-direct-c1"
-SELECT = f"({POOL}) or ({CONV2D}) or ({CONV_DW})"
-MODULES = ["suite/test_pool.py", "suite/test_conv2d.py", "suite/test_conv_dw_pw.py"]
+# Matmul: every kernel, trans_B and bias mode on 8 cores (the mm_M kernels
+# split 11 columns unevenly); linear: every step, kernel and bias on 3 cores.
+LINALG = "(matmul- and N13xM11xK7 and -c8]) or (linear- and inp8xout17 and -c3])"
+SELECT = f"({POOL}) or ({CONV2D}) or ({CONV_DW}) or {LINALG}"
+MODULES = ["suite/test_pool.py", "suite/test_conv2d.py", "suite/test_conv_dw_pw.py", "suite/test_linalg.py"]
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +149,35 @@ def test_fp32_depthwise_that_the_library_only_declares_fails_to_link_naming_the_
         text = run["texts"][tid]
         assert "conv_dw/fp32" in text and "pulp_conv_dw_fp32_fw_cl" in text
         assert "no library source defines it" in text
+
+
+def test_fp32_matmul_through_mm_manager_passes_on_every_kernel(run):
+    """Fact 6: the fake mm_manager_args has mm_dw_args in second place, as the
+    published one does; a runner filling it by position would run the wrong
+    kernel or none."""
+    rows = rows_of(run, "matmul", "fp32")
+    assert {r["kernel"] for r in rows.values()} >= {"mm", "mm_M", "mm_unroll_4x4", "mm_M_unroll_4x4"}
+    assert len({r["kernel"] for r in rows.values()}) == 24
+    assert {r["outcome"] for r in rows.values()} == {"passed"}, \
+        {tid: r["message"][:300] for tid, r in rows.items() if r["outcome"] != "passed"}
+
+
+def test_fp32_linear_passes_every_step_including_the_accumulating_bias_gradient(run):
+    """The fake WG adds into bias->diff as the published one does: it passes
+    only if the runner zeroes bias->diff first."""
+    rows = rows_of(run, "linear", "fp32")
+    assert {r["step"] for r in rows.values()} == {"fw", "wg", "ig"}
+    assert any(r["step"] == "wg" and "bias1" in tid for tid, r in rows.items())
+    assert {r["outcome"] for r in rows.values()} == {"passed"}, \
+        {tid: r["message"][:300] for tid, r in rows.items() if r["outcome"] != "passed"}
+
+
+@pytest.mark.parametrize("family", ["matmul", "linear"])
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_fp16_linalg_that_the_library_lacks_fails_to_link_naming_the_functions(run, family, dtype):
+    rows = rows_of(run, family, dtype)
+    assert rows
+    for tid, row in rows.items():
+        assert (row["outcome"], row["failure_class"]) == ("failed", "build"), tid
+        text = run["texts"][tid]
+        assert "linalg/fp16" in text and "undefined reference" in text
