@@ -807,8 +807,11 @@ static void test_linear_fp32(int in, int out, int use_bias, int cores, int type)
         b[o] = (float)rng_unit(), dy[o] = (float)rng_unit(), y[o] = NAN, db[o] = NAN;
     struct blob input = {x, dx, in, in, 1, 1}, coeff = {W, dW, in * out, in, out, 1};
     struct blob bias = {b, db, out, 1, 1, out}, output = {y, dy, out, out, 1, 1};
-    struct Linear_args la = {&input, &coeff, &bias, &output, 0, 0, linear_type(type),
-                             linear_type(type), linear_type(type), use_bias};
+    struct Linear_args la = {.input = &input, .coeff = &coeff, .bias = &bias, .output = &output,
+                             .skip_wg_grad = 0, .skip_in_grad = 0,
+                             .opt_matmul_type_fw = linear_type(type),
+                             .opt_matmul_type_wg = linear_type(type),
+                             .opt_matmul_type_ig = linear_type(type), .use_biases = use_bias};
     char what[128];
     snprintf(what, sizeof what, "linear_fp32 in=%d out=%d bias=%d cores=%d type=%d", in, out,
              use_bias, cores, type);
@@ -868,8 +871,11 @@ static void test_linear_fp16(int in, int out, int use_bias, int cores, int type)
         b[o] = random_fp16(&bd[o]), dy[o] = random_fp16(&dyd[o]), y[o] = canary, db[o] = canary;
     struct blob_fp16 input = {x, dx, in, in, 1, 1}, coeff = {W, dW, in * out, in, out, 1};
     struct blob_fp16 bias = {b, db, out, 1, 1, out}, output = {y, dy, out, out, 1, 1};
-    struct Linear_args_fp16 la = {&input, &coeff, &bias, &output, 0, 0, linear_type(type),
-                                  linear_type(type), linear_type(type), use_bias};
+    struct Linear_args_fp16 la = {.input = &input, .coeff = &coeff, .bias = &bias,
+                                  .output = &output, .skip_wg_grad = 0, .skip_in_grad = 0,
+                                  .opt_matmul_type_fw = linear_type(type),
+                                  .opt_matmul_type_wg = linear_type(type),
+                                  .opt_matmul_type_ig = linear_type(type), .use_biases = use_bias};
     char what[128];
     snprintf(what, sizeof what, "linear_fp16 in=%d out=%d bias=%d cores=%d type=%d", in, out,
              use_bias, cores, type);
