@@ -80,6 +80,7 @@ class PtlPlugin:
         self.selected: dict = defaultdict(list)      # case -> selected variants, in order
         self.rows: list[ReportRow] = []
         self.stats = dict.fromkeys(STAT_KEYS, 0)
+        self.worker_builds: dict[str, str] = {}     # format -> build summary line, from xdist workers
         self._session: Session | None = None
         self.started = time.monotonic()
         expect = config.getoption("expect")
@@ -119,11 +120,15 @@ class PtlPlugin:
         return lines
 
     def announce_builds(self) -> None:
-        """The controller builds the runner for every format the target
-        supports before any case runs, and says which op units and library
-        files built and which did not (the workers reuse those builds).
-        suite/conftest.py calls it at session start."""
-        if hasattr(self.config, "workerinput") or self.unavailable or self.config.option.collectonly:
+        """On a whole run, the controller builds the runner for every format
+        the target supports before any case runs, and says which op units and
+        library files built and which did not (the workers reuse those
+        builds). With a -k/-m selection only what the cases need is built,
+        and the summary at the end says what was. suite/conftest.py calls it
+        at session start."""
+        option = self.config.option
+        if (hasattr(self.config, "workerinput") or self.unavailable or option.collectonly
+                or option.keyword or option.markexpr):
             return
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         for fmt in self.target.capabilities.fp16_formats:
@@ -189,6 +194,7 @@ class PtlPlugin:
             self._merge_stats(self._local_stats())
         if hasattr(self.config, "workerinput"):
             self.config.workeroutput["ptl_stats"] = self.stats
+            self.config.workeroutput["ptl_builds"] = self._session.build_summary() if self._session else []
             return
         if not self.rows:
             return
@@ -201,7 +207,7 @@ class PtlPlugin:
             outcomes[row.outcome] += 1
         write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
                        "expectations": self._expectation_summary(),
-                       "builds": self.session.build_summary() if self._session else [],
+                       "builds": self.build_lines(),
                        "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
 
     def _expectation_summary(self) -> dict:
@@ -224,7 +230,17 @@ class PtlPlugin:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
-        self._merge_stats(getattr(node, "workeroutput", {}).get("ptl_stats", {}))
+        output = getattr(node, "workeroutput", {})
+        self._merge_stats(output.get("ptl_stats", {}))
+        for line in output.get("ptl_builds", []):
+            self.worker_builds[line.split(":", 1)[0]] = line
+
+    def build_lines(self) -> list[str]:
+        """One line per format built in this run, by any process."""
+        lines = dict(self.worker_builds)
+        for line in self._session.build_summary() if self._session else []:
+            lines[line.split(":", 1)[0]] = line
+        return [lines[fmt] for fmt in sorted(lines)]
 
     def pytest_terminal_summary(self, terminalreporter):
         if hasattr(self.config, "workerinput") or not self.rows:
@@ -234,7 +250,7 @@ class PtlPlugin:
             f"ptl cache: builds compiled {s['builds_compiled']}, reused {s['builds_reused']}; "
             f"golden generated {s['golden_generated']}, reused {s['golden_reused']}; "
             f"runner invocations {s['runner_invocations']}")
-        for line in self.session.build_summary() if self._session else []:
+        for line in self.build_lines():
             terminalreporter.write_line(f"ptl build {line}")
         if self.expectations:
             e = self._expectation_summary()

@@ -10,7 +10,6 @@ import shutil
 
 import pytest
 
-from harness.targets.host import HostTarget
 from tests.test_mutations import LIBRARY, run_slice
 
 SLICE = "matmul-fp32-fw-N9xM4xK8-trans_B1"
@@ -23,9 +22,8 @@ def test_second_run_with_nothing_changed_compiles_nothing_and_generates_no_golde
     rows, _ = run_slice(LIBRARY, SLICE, tmp_path / "second", cache)
     second = json.loads((tmp_path / "second" / "reports" / "summary.json").read_text())["cache"]
 
-    # The suite builds every format the target supports at session start (suite/conftest.py).
-    formats = len(HostTarget().capabilities.fp16_formats)
-    assert first["builds_compiled"] == formats and first["golden_generated"] == 1
+    # A -k selection builds only the format its cases need (suite/conftest.py).
+    assert first["builds_compiled"] == 1 and first["golden_generated"] == 1
     assert second["builds_compiled"] == 0 and second["golden_generated"] == 0
     assert second["builds_reused"] >= 1 and second["golden_reused"] == 1
     assert {r["outcome"] for r in rows} == {"passed"} and len(rows) == 24 * 6
