@@ -20,7 +20,7 @@ from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, 
 
 SANITIZERS = {"address,undefined", "thread"}
 TEAM_ORDERS = ("free", "forward", "reverse", "rotate")
-DEADLOCK_EXIT = 13  # team_pthreads.c PTL_EXIT_DEADLOCK: cores wait at a barrier the others never reach
+DEADLOCK_EXIT = 13  # PTL_EXIT_DEADLOCK in ptl_platform.h: cores wait at a barrier the others never reach
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
 
 

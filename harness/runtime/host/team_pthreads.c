@@ -42,13 +42,9 @@
 #include <unistd.h>
 
 #include "pmsis.h"
+#include "ptl_platform.h"
 
 #define PTL_MAX_CORES 8
-
-/* Runner exit status for a barrier deadlock; the host target
- * (harness/targets/host.py, DEADLOCK_EXIT) knows it. Next to ptl_platform.h's
- * PTL_EXIT_* codes, which stop at 12. */
-#define PTL_EXIT_DEADLOCK 13
 
 int ptl_num_cores = 1;
 

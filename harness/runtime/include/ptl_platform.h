@@ -42,6 +42,7 @@ enum {
     PTL_EXIT_BAD_PAYLOAD = 10,
     PTL_EXIT_OUT_OF_MEMORY = 11,
     PTL_EXIT_TRAP = 12,
+    PTL_EXIT_DEADLOCK = 13, /* host team: cores wait at a barrier the others never reach */
 };
 
 #endif /* PTL_PLATFORM_H */
