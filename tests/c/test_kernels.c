@@ -805,8 +805,10 @@ static void test_linear_fp32(int in, int out, int use_bias, int cores, int type)
         W[e] = (float)rng_unit(), dW[e] = NAN;
     for (int o = 0; o < out; o++)
         b[o] = (float)rng_unit(), dy[o] = (float)rng_unit(), y[o] = NAN, db[o] = NAN;
-    struct blob input = {x, dx, in, in, 1, 1}, coeff = {W, dW, in * out, in, out, 1};
-    struct blob bias = {b, db, out, 1, 1, out}, output = {y, dy, out, out, 1, 1};
+    struct blob input = {.data = x, .diff = dx, .dim = in, .W = in, .H = 1, .C = 1};
+    struct blob coeff = {.data = W, .diff = dW, .dim = in * out, .W = in, .H = out, .C = 1};
+    struct blob bias = {.data = b, .diff = db, .dim = out, .W = 1, .H = 1, .C = out};
+    struct blob output = {.data = y, .diff = dy, .dim = out, .W = out, .H = 1, .C = 1};
     struct Linear_args la = {.input = &input, .coeff = &coeff, .bias = &bias, .output = &output,
                              .skip_wg_grad = 0, .skip_in_grad = 0,
                              .opt_matmul_type_fw = linear_type(type),
@@ -869,8 +871,10 @@ static void test_linear_fp16(int in, int out, int use_bias, int cores, int type)
         W[e] = random_fp16(&Wd[e]), dW[e] = canary;
     for (int o = 0; o < out; o++)
         b[o] = random_fp16(&bd[o]), dy[o] = random_fp16(&dyd[o]), y[o] = canary, db[o] = canary;
-    struct blob_fp16 input = {x, dx, in, in, 1, 1}, coeff = {W, dW, in * out, in, out, 1};
-    struct blob_fp16 bias = {b, db, out, 1, 1, out}, output = {y, dy, out, out, 1, 1};
+    struct blob_fp16 input = {.data = x, .diff = dx, .dim = in, .W = in, .H = 1, .C = 1};
+    struct blob_fp16 coeff = {.data = W, .diff = dW, .dim = in * out, .W = in, .H = out, .C = 1};
+    struct blob_fp16 bias = {.data = b, .diff = db, .dim = out, .W = 1, .H = 1, .C = out};
+    struct blob_fp16 output = {.data = y, .diff = dy, .dim = out, .W = out, .H = 1, .C = 1};
     struct Linear_args_fp16 la = {.input = &input, .coeff = &coeff, .bias = &bias,
                                   .output = &output, .skip_wg_grad = 0, .skip_in_grad = 0,
                                   .opt_matmul_type_fw = linear_type(type),
