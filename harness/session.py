@@ -253,8 +253,10 @@ class Session:
     def _missing_result(self, index: int, run: DecodedRun, raw: RawRun, where: str) -> CaseFailure:
         first_missing = next((v.index for v in run.variants if v.status is None), index)
         if raw.deadlock:
-            return CaseFailure(failures.TIMEOUT, f"deadlock after {raw.seconds:.2f} s: every core asleep, "
-                                                 f"none left to wake them (the run was killed)\n{where}\n{_tail(raw)}")
+            return CaseFailure(failures.TIMEOUT, f"deadlock after {raw.seconds:.2f} s: cores wait for others "
+                                                 f"that will never come (the run was stopped at once; the "
+                                                 f"runtime's own report, if any, is in the output)\n{where}\n"
+                                                 f"{_tail(raw)}")
         if raw.timed_out:
             return CaseFailure(failures.TIMEOUT, f"no result within {self.timeout:g} s "
                                                  f"(the run was killed)\n{where}\n{_tail(raw)}")
