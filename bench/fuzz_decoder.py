@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from tests.protocol_fuzz import SilentWrongResult, apply, damages, judge, record_corpus  # noqa: E402
+from tests.protocol_fuzz import SilentWrongResult, damage_sample, damages, judge, record_corpus  # noqa: E402
 
 
 def main() -> int:
@@ -38,18 +38,15 @@ def main() -> int:
     @settings(max_examples=args.examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(damages(len(corpus)))
     def check(sample):
-        index, steps = sample
-        damaged = corpus[index].output
-        for step in steps:
-            damaged = apply(corpus, damaged, step)
+        recording, damaged = damage_sample(corpus, sample)
         try:
-            outcome = judge(corpus[index], damaged)
+            outcome = judge(recording, damaged)
         except SilentWrongResult as exc:
             outcome = "SILENT WRONG RESULT"
-            examples.setdefault(outcome, f"{exc} after {steps}")
+            examples.setdefault(outcome, f"{exc} after {sample[1]}")
         except Exception as exc:  # noqa: BLE001 -- counting exactly these is the point
             outcome = f"UNEXPECTED {type(exc).__name__}"
-            examples.setdefault(outcome, f"{exc!r} after {steps}")
+            examples.setdefault(outcome, f"{exc!r} after {sample[1]}")
         counts[outcome] += 1
         total = sum(counts.values())
         if total % 10_000 == 0:

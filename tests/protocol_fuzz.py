@@ -93,6 +93,15 @@ def damages(corpus_size: int):
     return st.tuples(st.integers(0, corpus_size - 1), st.lists(damage, min_size=1, max_size=4))
 
 
+def damage_sample(corpus: list[Recording], sample) -> tuple[Recording, bytes]:
+    """The recording a sample of `damages` names, and its console after the sample's damages."""
+    index, steps = sample
+    output = corpus[index].output
+    for step in steps:
+        output = apply(corpus, output, step)
+    return corpus[index], output
+
+
 def apply(corpus: list[Recording], output: bytes, damage: tuple) -> bytes:
     kind, *args = damage
     if kind == "flip":

@@ -7,7 +7,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.protocol_fuzz import damages, apply, judge, record_corpus
+from tests.protocol_fuzz import damage_sample, damages, judge, record_corpus
 
 EXAMPLES = int(os.environ.get("PTL_FUZZ_EXAMPLES", "3000"))
 
@@ -30,11 +30,8 @@ def test_damaged_consoles_are_rejected_flagged_or_decoded_exactly(corpus):
               suppress_health_check=list(HealthCheck))
     @given(damages(len(corpus)))
     def check(sample):
-        index, steps = sample
-        damaged = corpus[index].output
-        for step in steps:
-            damaged = apply(corpus, damaged, step)
-        outcome = judge(corpus[index], damaged)
+        recording, damaged = damage_sample(corpus, sample)
+        outcome = judge(recording, damaged)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
 
     check()
