@@ -81,6 +81,7 @@ class PtlPlugin:
         self.rows: list[ReportRow] = []
         self.stats = dict.fromkeys(STAT_KEYS, 0)
         self.worker_builds: dict[str, str] = {}     # format -> build summary line, from xdist workers
+        self.report_error: str | None = None
         self._session: Session | None = None
         self.started = time.monotonic()
         expect = config.getoption("expect")
@@ -200,15 +201,19 @@ class PtlPlugin:
             return
         out = Path(self.config.getoption("reports_dir"))
         self.rows.sort(key=lambda r: r.test_id)
-        write_junit(self.rows, out / "junit.xml")
-        write_csv(self.rows, out / "results.csv")
         outcomes = defaultdict(int)
         for row in self.rows:
             outcomes[row.outcome] += 1
-        write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
-                       "expectations": self._expectation_summary(),
-                       "builds": self.build_lines(),
-                       "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
+        try:  # each file is replaced whole or not at all (reports.py)
+            write_junit(self.rows, out / "junit.xml")
+            write_csv(self.rows, out / "results.csv")
+            write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
+                           "expectations": self._expectation_summary(),
+                           "builds": self.build_lines(),
+                           "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
+        except OSError as exc:
+            self.report_error = f"ptl: cannot write the reports in {out}: {exc.strerror or exc}"
+            session.exitstatus = session.exitstatus or pytest.ExitCode.TESTS_FAILED
 
     def _expectation_summary(self) -> dict:
         """New failures, known bugs, unsupported paths and fixed variants, and
@@ -264,6 +269,9 @@ class PtlPlugin:
             for entry in e["unmatched_entries"]:
                 terminalreporter.write_line(f"ptl warning: --expect entry {entry} matched no test in this run "
                                             f"(stale, or outside the selection)", yellow=True)
+        if self.report_error:
+            terminalreporter.write_line(self.report_error, red=True)
+            return
         terminalreporter.write_line(f"ptl reports: {Path(self.config.getoption('reports_dir')) / 'junit.xml'}, "
                                     f"results.csv, summary.json")
 

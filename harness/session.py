@@ -91,7 +91,10 @@ class Session:
         # and torch (BundleCache adds those): the case, the seed and the
         # catalogue code that shapes the inputs and calls the reference.
         key = dict(case.description(), seed=GOLDEN_SEED, catalogue=entry_source_digest(case.entry))
-        return self.golden.get(key, compute)
+        try:
+            return self.golden.get(key, compute)
+        except OSError as exc:
+            raise _environment_failure("the golden cache", exc) from None
 
     def artefact_for(self, dtype: str) -> Artefact:
         """The runner built for the format a dtype needs; a failed build is
@@ -138,6 +141,8 @@ class Session:
         except BuildError as exc:
             return CaseFailure(failures.BUILD, f"building {self.library_path} for {self.target.name} "
                                                f"({fp16_format}) failed:\n{exc}")
+        except OSError as exc:
+            return _environment_failure("the build cache", exc)
         except CaseFailure as exc:
             return exc
 
@@ -277,6 +282,13 @@ class Session:
             per_core = raw.region_counts[out.region]
             return Counters(unit, max(per_core), sum(per_core), list(per_core))
         return Counters(unit, out.elapsed or None)
+
+
+def _environment_failure(what: str, exc: OSError) -> CaseFailure:
+    """A write the machine refused (a full disk, no permission): said once,
+    classified, with the path; the caches keep no partial entry."""
+    return CaseFailure(failures.ENVIRONMENT, f"cannot write {what}: {exc.strerror or exc}"
+                                             f"{f' ({exc.filename})' if exc.filename else ''}")
 
 
 def _tail(raw: RawRun, lines: int = 12) -> str:

@@ -1,11 +1,12 @@
-"""Faults while running: two sessions sharing one cache at the same time, and
-a session killed with SIGKILL in the middle of a run. Neither may leave a
-damaged cache entry or a half-written report.
+"""Faults while running: two sessions sharing one cache at the same time, a
+session killed with SIGKILL in the middle of a run, a full disk. None may
+leave a damaged cache entry or a half-written report.
 
 To repeat them (issue 11 asks for 20 in a row):
     for i in $(seq 20); do .venv/bin/pytest tests/test_faults.py -q -p no:xdist || break; done
 """
 import csv
+import errno
 import os
 import signal
 import subprocess
@@ -88,3 +89,58 @@ def test_a_session_killed_mid_run_leaves_no_half_entry_and_no_half_report(tmp_pa
     output = again.communicate(timeout=600)[0]
     assert again.returncode == 0 and "60 passed" in output, output[-2000:]
     assert report_rows(reports) == 60 and cache_is_sound(cache2) == 20
+
+
+class _FullDisk:
+    """A file object whose writes fail as on a full disk."""
+
+    def __init__(self, fd, *args, **kwargs):
+        os.close(fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def write(self, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_is_one_classified_failure_and_leaves_no_cache_entry(tmp_path, monkeypatch):
+    from golden import bundle as bundle_module
+    from harness import failures
+    from harness.session import Session
+    from harness.target import DEFAULT_LIBRARY
+    from harness.targets.host import HostTarget
+    from suite.catalogue.pool import MAXPOOL
+
+    session = Session(HostTarget(), DEFAULT_LIBRARY, tmp_path)
+    case = next(c for c in MAXPOOL.cases() if c.dtype == "fp32")
+    variants = [v for v in MAXPOOL.variants() if v.case == case]
+    session.artefact_for(case.dtype)   # built first: only the golden cache's writes fail below
+    monkeypatch.setattr(bundle_module.os, "fdopen", _FullDisk)
+    results = session.results_for(case, variants)
+    for result in results.values():
+        assert result.failure.kind == failures.ENVIRONMENT
+        assert "cannot write the golden cache: No space left on device" in result.failure.message
+    assert not [p for p in (tmp_path / "golden").rglob("*") if p.is_file()]   # no entry, no temporary file
+
+    monkeypatch.undo()   # space again: the same session now passes
+    session._results.clear()
+    assert all(r.passed for r in session.results_for(case, variants).values())
+
+
+def test_reports_that_cannot_be_written_are_one_line_and_a_failing_status(tmp_path):
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    reports.chmod(0o500)   # no writes: what a full disk or a read-only mount gives
+    if os.access(reports, os.W_OK):  # root ignores the mode
+        reports.chmod(0o700)
+        (tmp_path / "reports").rmdir()
+        reports = Path("/proc/ptl-reports")   # a directory that can never be created
+    run = suite(tmp_path / "cache", reports)
+    output = run.communicate(timeout=600)[0]
+    assert run.returncode == 1, output[-2000:]
+    assert f"ptl: cannot write the reports in {reports}" in output
+    assert "Traceback" not in output and "INTERNALERROR" not in output
