@@ -1,6 +1,7 @@
-"""Command line: python -m harness {regress,toolchain} ...
+"""Command line: python -m harness {regress,autotune,toolchain} ...
 
   regress    run the regression suite (pytest on suite/) and write reports/
+  autotune   tune the tiles, kernels and cores of a network's layers (harness/autotune/cli.py)
   toolchain  check the embedded toolchain, and install what is missing
 """
 from __future__ import annotations
@@ -36,6 +37,10 @@ def toolchain(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["autotune"]:   # its own parser: python -m harness autotune --help
+        from harness.autotune.cli import main as autotune
+        return autotune(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -45,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--reports-dir", default=str(ROOT / "reports"))
     run.add_argument("-n", dest="workers", default="auto", help="pytest-xdist workers")
     run.set_defaults(handler=regress)
+    sub.add_parser("autotune", help="tune tiles x kernels x cores of a network's layers (see autotune --help)")
     tools = sub.add_parser("toolchain", help="check (and with --install, install) the RISC-V toolchain")
     tools.add_argument("--install", action="store_true")
     tools.set_defaults(handler=toolchain)

@@ -24,6 +24,7 @@ from harness.compare import compare_tensor
 from harness.failures import CaseFailure
 from harness.payload import VariantSpec, encode_payload, payload_crc
 from harness.protocol import STATUS_GUARD, DecodedRun, TransportError, decode_records
+from harness.results_db import Measurement, ResultsDB, ResultsDBError, Scope, case_key
 from harness.runner_contract import CaseLayout, RunnerContract
 from harness.target import BuildConfig, BuildError, LibrarySource, RawRun, Target
 
@@ -67,7 +68,7 @@ class Artefact:
 
 class Session:
     def __init__(self, target: Target, library: Path, cache_dir: Path, sanitize: str | None = None,
-                 timeout: float = 60.0, l1_bytes: int | None = None):
+                 timeout: float = 60.0, l1_bytes: int | None = None, results_db: ResultsDB | None = None):
         self.target = target
         self.l1_bytes = l1_bytes if l1_bytes is not None else target.capabilities.l1_bytes
         self.library_path = Path(library)
@@ -78,6 +79,10 @@ class Session:
         self.workdir = Path(tempfile.mkdtemp(prefix="ptl-run-"))
         self._artefacts: dict[str, Artefact | CaseFailure] = {}
         self._results: dict[Case, dict[Variant, VariantResult]] = {}
+        self._materials: dict[str, dict] = {}
+        self._scopes: dict[tuple[str, bool], Scope] = {}
+        self.results_db = results_db
+        self.results_db_error: str | None = None   # the first failed write, said once by the caller
         self.runs = 0
 
     # ---- stages --------------------------------------------------------------
@@ -124,13 +129,40 @@ class Session:
             lines.append(line)
         return lines
 
+    def _config(self, fp16_format: str) -> BuildConfig:
+        return BuildConfig(LibrarySource.at(self.library_path), fp16_format, self.sanitize)
+
+    def material_for(self, fp16_format: str) -> dict:
+        """Everything that changes the artefact: the target's tools and flags,
+        the sources, and the build options themselves (the build cache key)."""
+        if fp16_format not in self._materials:
+            config = self._config(fp16_format)
+            self._materials[fp16_format] = dict(
+                self.target.build_material(config), fp16_format=fp16_format, sanitize=self.sanitize,
+                sources=digest_files(self.target.source_roots(config)))
+        return self._materials[fp16_format]
+
+    def scope_for(self, dtype: str, any_build: bool = False) -> Scope:
+        """The results-database scope of this session's measurements of a
+        dtype; any_build matches every build of the library on the target
+        (replay: no tool is asked for its version)."""
+        fmt = fp16_format_of(dtype)
+        if (fmt, any_build) not in self._scopes:
+            config = self._config(fmt)
+            library = digest_files([*config.library.include_dirs, *config.library.sources])
+            artefact = None if any_build else BuildCache.key_of(self.material_for(fmt))[:24]
+            self._scopes[fmt, any_build] = Scope(self.target.name, library, artefact)
+        return self._scopes[fmt, any_build]
+
+    @staticmethod
+    def case_key(case: Case) -> str:
+        """A case's key in the results database: what its golden bundle depends on."""
+        return case_key(dict(case.description(), seed=GOLDEN_SEED, catalogue=entry_source_digest(case.entry)))
+
     def _build(self, fp16_format: str) -> Artefact | CaseFailure:
         try:
-            config = BuildConfig(LibrarySource.at(self.library_path), fp16_format, self.sanitize)
-            # Everything that changes the artefact: the target's tools and flags,
-            # the sources, and the build options themselves.
-            material = dict(self.target.build_material(config), fp16_format=fp16_format, sanitize=self.sanitize,
-                            sources=digest_files(self.target.source_roots(config)))
+            config = self._config(fp16_format)
+            material = self.material_for(fp16_format)
 
             def build(out: Path) -> None:
                 self.target.build(config, out).save(out)
@@ -194,7 +226,19 @@ class Session:
         except TransportError as exc:
             failure = CaseFailure(failures.TRANSPORT, f"{exc}\n{_tail(raw)}")
             return {v: VariantResult(v, failure) for v in variants}
-        return {v: self._judge(v, i, decoded, raw, bundle, layout) for i, v in enumerate(variants)}
+        results = {v: self._judge(v, i, decoded, raw, bundle, layout) for i, v in enumerate(variants)}
+        self._record(case, results)
+        return results
+
+    def _record(self, case: Case, results: dict[Variant, VariantResult]) -> None:
+        """Keep what a run measured in the results database, if there is one."""
+        if self.results_db is None:
+            return
+        rows = [(v.kernel_name, measurement_of(r)) for v, r in results.items()]
+        try:
+            self.results_db.store(self.scope_for(case.dtype), self.case_key(case), case.id, rows)
+        except (ResultsDBError, OSError) as exc:
+            self.results_db_error = self.results_db_error or str(exc)
 
     @staticmethod
     def payload_for(case: Case, variants: list[Variant], bundle: ReferenceBundle, layout: CaseLayout) -> bytes:
@@ -282,6 +326,15 @@ class Session:
             per_core = raw.region_counts[out.region]
             return Counters(unit, max(per_core), sum(per_core), list(per_core))
         return Counters(unit, out.elapsed or None)
+
+
+def measurement_of(result: VariantResult) -> Measurement:
+    """A judged variant as the results database keeps it."""
+    r, c = result, result.counters
+    return Measurement(r.variant.kernel, r.variant.cores, r.failure.kind if r.failure else "passed",
+                       c.unit if c else None, c.latency if c else None, c.work if c else None,
+                       r.max_ulp if r.max_ulp != float("inf") else None,
+                       r.failure.message.splitlines()[0] if r.failure else "")
 
 
 def _environment_failure(what: str, exc: OSError) -> CaseFailure:

@@ -53,6 +53,16 @@ MATMUL = OpEntry(
     reference=lambda c, inputs: linalg.matmul(inputs, c.options["trans_B"], c.options["bias"]),
 )
 
+def _linear_footprint(c) -> dict[str, int]:
+    """Bytes of the tensors the step reads and writes, as pulp_linear_* uses them (no buffers)."""
+    i, o, bias = c.shape["inp"], c.shape["out"], c.options["bias"]
+    elements = {"fw": {"x": i, "W": i * o, "y": o, "b": o * bias},
+                "wg": {"x": i, "dy": o, "dW": i * o, "db": o * bias},
+                "ig": {"W": i * o, "dy": o, "dx": i}}[c.step]
+    size = 4 if c.dtype == "fp32" else 2
+    return {name: n * size for name, n in elements.items() if n}
+
+
 LINEAR = OpEntry(
     name="linear",
     unit="linalg",
@@ -67,6 +77,7 @@ LINEAR = OpEntry(
     params=lambda c: {"in": c.shape["inp"], "out": c.shape["out"], "use_biases": c.options["bias"],
                       "step": ("fw", "wg", "ig").index(c.step)},
     reference=lambda c, inputs: linalg.linear(inputs, c.step, c.options["bias"]),
+    footprint=_linear_footprint,
     cores=(1, 3, 8),
 )
 

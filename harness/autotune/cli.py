@@ -1,0 +1,190 @@
+"""python -m harness autotune NET.toml (also ./ptl tune NET.toml).
+
+Tunes every layer and step of a network (or those named with --layer and
+--steps) on a target, and writes reports/autotune/. Measurements are kept in
+the results database (.cache/ptl/results.sqlite), shared with the
+regression: a re-run with nothing changed makes no target run, and an
+interrupted run resumes where it stopped. --replay tunes from the database
+alone, with no target, to develop and compare strategies.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from harness.autotune.layers import Network, NetworkError, load_network
+from harness.autotune.outputs import best_record, write_all
+from harness.autotune.strategies import STRATEGIES, make_strategy
+from harness.autotune.tuner import Evaluator, StepResult, tune
+from harness.failures import CaseFailure
+from harness.results_db import ResultsDB, ResultsDBError
+from harness.session import Session
+from harness.target import DEFAULT_LIBRARY
+from harness.targets import target_names
+
+ROOT = Path(__file__).resolve().parents[2]
+DTYPES = ("fp32", "fp16", "bf16")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m harness autotune", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("network", type=Path, help="network description (TOML), e.g. networks/ds_cnn.toml")
+    p.add_argument("--layer", action="append", default=[], help="tune only this layer (repeatable)")
+    p.add_argument("--steps", default="", help="comma-separated steps to tune (default: each layer's steps)")
+    p.add_argument("--target", default=os.environ.get("PTL_TARGET", "auto"),
+                   help=f"{', '.join(target_names())}, or auto (qemu when its toolchain is installed, else host)")
+    p.add_argument("--trainlib", type=Path, default=Path(os.environ.get("PTL_TRAINLIB", DEFAULT_LIBRARY)))
+    p.add_argument("--dtype", default="fp32", choices=DTYPES)
+    p.add_argument("--cores", default=None, help="comma-separated core counts (default: the target's maximum)")
+    p.add_argument("--l1-bytes", type=int, default=None, help="L1 budget of a tile (default: the target's L1)")
+    p.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES))
+    p.add_argument("--tiles", type=int, default=8,
+                   help="candidate tilings per method, largest first (the seed's NUM_TILING_SOLUTIONS)")
+    p.add_argument("--reports-dir", type=Path, default=ROOT / "reports" / "autotune")
+    p.add_argument("--ptl-cache", type=Path, default=Path(os.environ.get("PTL_CACHE_DIR", ROOT / ".cache" / "ptl")))
+    p.add_argument("--run-timeout", type=float, default=120.0, help="seconds one target run may take")
+    p.add_argument("--replay", action="store_true", help="use only the results database; make no target run")
+    return p
+
+
+def _cores(text: str | None, max_cores: int, error) -> tuple[int, ...]:
+    if text is None:
+        return (max_cores,)
+    try:
+        cores = tuple(sorted({int(c) for c in text.split(",")}))
+    except ValueError:
+        error(f"--cores {text}: expected comma-separated integers, e.g. 8 or 1,2,4,8")
+    if not cores or cores[0] < 1 or cores[-1] > max_cores:
+        error(f"--cores {text}: each must be between 1 and {max_cores} (the target's cores)")
+    return cores
+
+
+def _select(network: Network, layers: list[str], error) -> Network:
+    if not layers:
+        return network
+    known = {layer.name for layer in network.layers}
+    unknown = [name for name in layers if name not in known]
+    if unknown:
+        error(f"--layer {', '.join(unknown)}: not in {network.source}; its layers are {', '.join(sorted(known))}")
+    return Network(network.name, tuple(layer for layer in network.layers if layer.name in layers), network.source)
+
+
+class Progress:
+    """One status line: steps done, the step being tuned, runs, elapsed and ETA.
+    On a terminal it is redrawn in place; in a log it prints a line per step."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream, self.started = stream, time.monotonic()
+        self.tty = stream.isatty()
+
+    def __call__(self, result: StepResult, done: int, total: int) -> None:
+        evaluated, candidates = len(result.evaluated), max(len(result.tilings), 1)
+        finished = result.finished
+        fraction = (done + (0 if finished else evaluated / candidates)) / total
+        elapsed = time.monotonic() - self.started
+        eta = f"ETA {_clock(elapsed / fraction - elapsed)}" if fraction > 0 else "ETA ?"
+        line = (f"[{done}/{total} steps] {result.layer.name} {result.step}: {evaluated}/{len(result.tilings)} "
+                f"tilings, {result.runs} target runs; {_clock(elapsed)} elapsed, {eta}")
+        if self.tty:
+            self.stream.write("\r" + line.ljust(100)[:160])
+            if done == total:
+                self.stream.write("\n")
+        elif finished:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def print_table(results: list[StepResult], unit: str) -> None:
+    print(f"{'layer':<10} {'step':<4} {'best tiling':<26} {'kernel':<18} {'cores':>5} {unit:>12} "
+          f"{'tilings':>9} {'runs':>5}")
+    for r in results:
+        b, record = r.best, best_record(r)
+        tried = f"{record['evaluated']}/{record['candidates']}"
+        if b is None:
+            print(f"{r.layer.name:<10} {r.step:<4} NOT TUNED: {record['error'].splitlines()[0]}")
+            continue
+        print(f"{r.layer.name:<10} {r.step:<4} {b.tiling.label:<26} {b.kernel_name:<18} {b.cores:>5} "
+              f"{b.latency:>12} {tried:>9} {r.runs:>5}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    from harness.pytest_plugin import choose_target   # the regression's own choice of target
+
+    if args.target != "auto" and args.target not in target_names():
+        p.error(f"--target {args.target}: unknown target; choose one of {', '.join(target_names())}, or auto")
+    if args.l1_bytes is not None and args.l1_bytes <= 0:
+        p.error(f"--l1-bytes {args.l1_bytes}: must be a positive number of bytes (the cluster L1 size)")
+    if args.tiles < 1:
+        p.error(f"--tiles {args.tiles}: must be at least 1")
+    if not args.run_timeout > 0:
+        p.error(f"--run-timeout {args.run_timeout}: must be a positive number of seconds")
+    steps = tuple(s for s in args.steps.split(",") if s)
+    if any(s not in ("fw", "wg", "ig", "bw") for s in steps):
+        p.error(f"--steps {args.steps}: steps are fw, wg, ig (and bw for pooling)")
+    try:
+        network = _select(load_network(args.network), args.layer, p.error)
+    except NetworkError as exc:
+        p.error(str(exc))
+    target = choose_target(args.target)
+    cores = _cores(args.cores, target.capabilities.max_cores, p.error)
+    l1 = args.l1_bytes or target.capabilities.l1_bytes or 64 * 1024
+    if not args.replay and target.unavailable_reason():
+        print(f"autotune: target {target.name} is not available: {target.unavailable_reason()}", file=sys.stderr)
+        return 1
+    try:
+        db = ResultsDB(args.ptl_cache / "results.sqlite")
+        session = Session(target, args.trainlib, args.ptl_cache, timeout=args.run_timeout, l1_bytes=l1,
+                          results_db=db)
+        scope = session.scope_for(args.dtype, any_build=args.replay)
+    except (ResultsDBError, CaseFailure) as exc:
+        print(f"autotune: {exc}", file=sys.stderr)
+        return 1
+    evaluator = Evaluator(session, db, cores, replay=args.replay)
+    print(f"autotune {network.name} ({len(network.layers)} layers) on {target.name} "
+          f"({target.capabilities.counter_unit}), {args.dtype}, cores {','.join(map(str, cores))}, L1 {l1} bytes, "
+          f"strategy {args.strategy}, {args.tiles} tilings per method" + (", REPLAY from the database" if args.replay
+                                                                          else ""))
+    started = time.monotonic()
+    try:
+        results = tune(network, evaluator, make_strategy(args.strategy), args.dtype, l1, args.tiles, steps,
+                       Progress())
+    except KeyboardInterrupt:
+        print(f"\nautotune: interrupted after {session.runs} target runs; every finished run is kept in "
+              f"{db.path}: run the same command again to resume", file=sys.stderr)
+        return 130
+    except ResultsDBError as exc:
+        print(f"autotune: {exc}", file=sys.stderr)
+        return 1
+    seconds = time.monotonic() - started
+    if session.results_db_error:
+        print(f"autotune: {session.results_db_error}; measurements of this run were not kept", file=sys.stderr)
+    unit = target.capabilities.counter_unit
+    meta = {"network": network.name, "source": network.source, "target": target.name, "unit": unit,
+            "dtype": args.dtype, "cores": ",".join(map(str, cores)), "l1_bytes": l1, "strategy": args.strategy,
+            "tiles": args.tiles, "library": str(args.trainlib), "library_digest": scope.library,
+            "target_runs": session.runs, "reused_variants": evaluator.reused, "seconds": round(seconds, 2)}
+    print_table(results, unit)
+    try:
+        written = write_all(results, meta, args.reports_dir)
+    except OSError as exc:
+        print(f"autotune: cannot write the reports in {args.reports_dir}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"autotune: {session.runs} target runs, {evaluator.reused} measurements reused from {db.path}, "
+          f"{seconds:.1f} s; reports: {', '.join(str(w) for w in written[:4])} and {len(written) - 4} heatmaps")
+    wrong = [o for r in results for o in r.outcomes if o.status not in ("passed", "not_measured")]
+    if wrong:
+        kinds = sorted({f"{o.kernel_name} ({o.status})" for o in wrong})
+        print(f"autotune: {len(wrong)} configurations computed a wrong result or crashed and were not chosen: "
+              f"{', '.join(kinds[:12])}" + (" ..." if len(kinds) > 12 else ""))
+    return 0 if all(r.best for r in results) else 1

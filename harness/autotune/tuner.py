@@ -1,0 +1,152 @@
+"""The autotuner: for each layer and step, the fastest correct (tiling,
+kernel, cores) under an L1 budget.
+
+It is the regression's machinery pointed at timings. Each distinct tile
+shape is a catalogue case, run by the same Session: built once per 16-bit
+format, one target run per tile shape that measures every kernel and core
+count, every output compared with the golden reference. Measurements go
+through the results database first, so nothing is measured twice and an
+interrupted tuning resumes where it stopped. Only configurations whose
+every tile passed compete; a wrong one is reported with its failure.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from harness.autotune.layers import Layer, Network
+from harness.autotune.tiler import NoFit, Tiling, tilings
+from harness.cases import Case, Variant
+from harness.results_db import Measurement, ResultsDB
+from harness.session import Session, measurement_of
+
+NOT_MEASURED = "not_measured"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One configuration of a tiling: its total cost over every tile, or why it does not count."""
+
+    tiling: Tiling
+    kernel: int
+    kernel_name: str
+    cores: int
+    status: str                  # "passed", a failure class, or "not_measured" (replay)
+    latency: int | None = None   # sum over the tiles of count x latency
+    work: int | None = None
+    unit: str | None = None
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed" and self.latency is not None
+
+    def sort_key(self) -> tuple:
+        return (self.latency, self.cores, -self.tiling.l1_bytes, self.tiling.method.label, self.kernel)
+
+
+@dataclass
+class StepResult:
+    layer: Layer
+    step: str
+    tilings: list[Tiling] = field(default_factory=list)      # the candidates
+    outcomes: list[Outcome] = field(default_factory=list)    # of the tilings the strategy evaluated
+    error: str | None = None                                 # no tiling fits, or the search failed
+    runs: int = 0                                            # target runs this step made
+    seconds: float = 0.0
+    finished: bool = False
+
+    @property
+    def best(self) -> Outcome | None:
+        passing = [o for o in self.outcomes if o.passed]
+        return min(passing, key=Outcome.sort_key) if passing else None
+
+    @property
+    def evaluated(self) -> list[Tiling]:
+        return list(dict.fromkeys(o.tiling for o in self.outcomes))
+
+
+class Evaluator:
+    """Measures tilings: database first, then one target run per tile shape still missing."""
+
+    def __init__(self, session: Session, db: ResultsDB, cores: tuple[int, ...], replay: bool = False):
+        self.session, self.db, self.cores, self.replay = session, db, cores, replay
+        self._pieces: dict[Case, dict[tuple[int, int], Measurement]] = {}
+        self.reused = 0     # variants found in the database
+
+    def measurements(self, case: Case) -> dict[tuple[int, int], Measurement]:
+        if case in self._pieces:
+            return self._pieces[case]
+        scope = self.session.scope_for(case.dtype, any_build=self.replay)
+        found = self.db.lookup(scope, self.session.case_key(case))
+        variants = [Variant(case, k, c) for k in case.entry.kernels(case.dtype, case.step) for c in self.cores]
+        missing = [v for v in variants if (v.kernel, v.cores) not in found]
+        self.reused += len(variants) - len(missing)
+        if missing and not self.replay:
+            for variant, result in self.session.results_for(case, missing).items():
+                found[variant.kernel, variant.cores] = measurement_of(result)
+        self._pieces[case] = found
+        return found
+
+    def evaluate(self, tiling: Tiling) -> list[Outcome]:
+        per_piece = [(piece, self.measurements(piece.case)) for piece in tiling.pieces]
+        first = tiling.pieces[0].case
+        names = first.entry.kernel_names(first.dtype)
+        outcomes = []
+        for kernel in first.entry.kernels(first.dtype, first.step):
+            for cores in self.cores:
+                outcomes.append(_combine(tiling, kernel, names[kernel], cores,
+                                         [(p, m.get((kernel, cores))) for p, m in per_piece]))
+        return outcomes
+
+
+def _combine(tiling: Tiling, kernel: int, name: str, cores: int, measured) -> Outcome:
+    """A configuration's cost over its tiles; the first tile that did not pass decides its status."""
+    for piece, m in measured:
+        if m is None:
+            return Outcome(tiling, kernel, name, cores, NOT_MEASURED, message=f"tile {piece.case.shape_text} "
+                                                                               f"is not in the results database")
+        if not m.passed:
+            return Outcome(tiling, kernel, name, cores, m.status,
+                           message=f"tile {piece.case.shape_text}: {m.message}")
+        if m.latency is None:
+            return Outcome(tiling, kernel, name, cores, NOT_MEASURED,
+                           message=f"tile {piece.case.shape_text}: the target reported no count")
+    latency = sum(p.count * m.latency for p, m in measured)
+    work = sum(p.count * (m.work or 0) for p, m in measured)
+    return Outcome(tiling, kernel, name, cores, "passed", latency, work, measured[0][1].unit)
+
+
+def tune(network: Network, evaluator: Evaluator, strategy, dtype: str, l1_bytes: int, limit: int,
+         steps: tuple[str, ...] | None = None, progress: Callable[[StepResult, int, int], None] | None = None
+         ) -> list[StepResult]:
+    """Every layer and step of the network, in order. progress(result, done,
+    total) is called after each evaluated tiling (done: the steps finished
+    before this one) and when the step ends (done includes it)."""
+    work = [(layer, step) for layer in network.layers for step in layer.steps if not steps or step in steps]
+    max_cores = max(evaluator.cores)
+    results = []
+    for done, (layer, step) in enumerate(work):
+        result = StepResult(layer, step)
+        started, runs = time.monotonic(), evaluator.session.runs
+        try:
+            result.tilings = tilings(layer, step, dtype, l1_bytes, max_cores, limit)
+        except NoFit as exc:
+            result.error = str(exc)
+        else:
+            def evaluate(tiling: Tiling) -> list[Outcome]:
+                outcomes = evaluator.evaluate(tiling)
+                result.outcomes.extend(outcomes)
+                result.runs = evaluator.session.runs - runs
+                if progress:
+                    progress(result, done, len(work))
+                return outcomes
+            strategy.search(result.tilings, evaluate)
+        result.runs = evaluator.session.runs - runs
+        result.seconds = time.monotonic() - started
+        result.finished = True
+        results.append(result)
+        if progress:
+            progress(result, done + 1, len(work))
+    return results
