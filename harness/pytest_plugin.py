@@ -24,6 +24,7 @@ from harness.failures import CaseFailure
 from harness.cases import FEATURES, OpEntry, Variant
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
 from harness.reports import ReportRow, write_csv, write_junit, write_summary
+from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
 from harness.targets import make_target, target_names
@@ -83,6 +84,7 @@ class PtlPlugin:
         self.stats = dict.fromkeys(STAT_KEYS, 0)
         self.worker_builds: dict[str, str] = {}     # format -> build summary line, from xdist workers
         self.report_error: str | None = None
+        self.db_errors: set[str] = set()             # results database trouble, said once at the end
         self._session: Session | None = None
         self.started = time.monotonic()
         expect = config.getoption("expect")
@@ -95,9 +97,15 @@ class PtlPlugin:
     def session(self) -> Session:
         if self._session is None:
             cache = self.config.getoption("ptl_cache") or Path(self.config.rootpath) / ".cache" / "ptl"
+            # What the regression measures, the autotuner reuses (harness/results_db.py).
+            try:
+                db = ResultsDB(Path(cache) / "results.sqlite")
+            except ResultsDBError as exc:
+                db = None
+                self.db_errors.add(str(exc))
             self._session = Session(self.target, Path(self.config.getoption("trainlib")), Path(cache),
                                     self.config.getoption("sanitize"), self.config.getoption("run_timeout"),
-                                    self.config.getoption("l1_bytes"))
+                                    self.config.getoption("l1_bytes"), results_db=db)
         return self._session
 
     # ---- collection --------------------------------------------------------
@@ -197,6 +205,7 @@ class PtlPlugin:
         if hasattr(self.config, "workerinput"):
             self.config.workeroutput["ptl_stats"] = self.stats
             self.config.workeroutput["ptl_builds"] = self._session.build_summary() if self._session else []
+            self.config.workeroutput["ptl_db_errors"] = sorted(self._db_errors())
             return
         if not self.rows:
             return
@@ -240,6 +249,11 @@ class PtlPlugin:
         self._merge_stats(output.get("ptl_stats", {}))
         for line in output.get("ptl_builds", []):
             self.worker_builds[line.split(":", 1)[0]] = line
+        self.db_errors.update(output.get("ptl_db_errors", []))
+
+    def _db_errors(self) -> set[str]:
+        session_error = self._session.results_db_error if self._session else None
+        return self.db_errors | ({session_error} if session_error else set())
 
     def build_lines(self) -> list[str]:
         """One line per format built in this run, by any process."""
@@ -258,6 +272,9 @@ class PtlPlugin:
             f"runner invocations {s['runner_invocations']}")
         for line in self.build_lines():
             terminalreporter.write_line(f"ptl build {line}")
+        for error in sorted(self._db_errors()):
+            terminalreporter.write_line(f"ptl warning: {error}; the autotuner will not reuse this run's "
+                                        f"measurements", yellow=True)
         if self.expectations:
             e = self._expectation_summary()
             terminalreporter.write_line(
