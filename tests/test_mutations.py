@@ -26,8 +26,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.mutants import LIBRARY, SourceEdit, mutant_library
+
 ROOT = Path(__file__).resolve().parent.parent
-LIBRARY = ROOT / "lib_c"
 
 
 @dataclass(frozen=True)
@@ -209,12 +210,7 @@ def cache_dir(tmp_path_factory):
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.name)
 def test_suite_reports_the_seeded_bug_as_a_numeric_failure_naming_the_variant(mutation, tmp_path, cache_dir):
-    mutant = tmp_path / "lib"
-    shutil.copytree(LIBRARY, mutant)
-    source = mutant / mutation.file
-    text = source.read_text()
-    assert text.count(mutation.original) >= 1, f"mutation site vanished from {mutation.file}; update the mutation"
-    source.write_text(text.replace(mutation.original, mutation.mutated))
+    mutant = mutant_library(tmp_path / "lib", SourceEdit(mutation.file, mutation.original, mutation.mutated))
 
     rows, texts = run_slice(mutant, mutation.select, tmp_path, cache_dir, team_order=mutation.team_order)
 

@@ -116,6 +116,23 @@ def print_table(results: list[StepResult], unit: str) -> None:
               f"{b.latency:>12} {tried:>9} {r.runs:>5}")
 
 
+def report_wrong(results: list[StepResult], shown: int = 10) -> None:
+    """Configurations that ran and computed a wrong result (or crashed): never
+    chosen; said with the first failing tile, and when one would have beaten
+    the chosen configuration, by how much."""
+    wrong = [(r, o) for r in results for o in r.outcomes if o.status not in ("passed", "not_measured")]
+    if not wrong:
+        return
+    kinds = sorted({f"{o.kernel_name} ({o.status})" for _, o in wrong})
+    print(f"autotune: {len(wrong)} configurations computed a wrong result or crashed and were not chosen: "
+          f"{', '.join(kinds[:12])}" + (" ..." if len(kinds) > 12 else ""))
+    for r, o in sorted(wrong, key=lambda ro: ro[1].latency or 0)[:shown]:
+        faster = (f"; {o.latency} {o.unit}, faster than the chosen {r.best.latency}"
+                  if r.best and o.latency is not None and o.latency < r.best.latency else "")
+        print(f"  {r.layer.name} {r.step} {o.tiling.label} {o.kernel_name} c{o.cores}: {o.status}{faster}: "
+              f"{o.message.splitlines()[0][:160]}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
@@ -182,9 +199,5 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"autotune: {session.runs} target runs, {evaluator.reused} measurements reused from {db.path}, "
           f"{seconds:.1f} s; reports: {', '.join(str(w) for w in written[:4])} and {len(written) - 4} heatmaps")
-    wrong = [o for r in results for o in r.outcomes if o.status not in ("passed", "not_measured")]
-    if wrong:
-        kinds = sorted({f"{o.kernel_name} ({o.status})" for o in wrong})
-        print(f"autotune: {len(wrong)} configurations computed a wrong result or crashed and were not chosen: "
-              f"{', '.join(kinds[:12])}" + (" ..." if len(kinds) > 12 else ""))
+    report_wrong(results)
     return 0 if all(r.best for r in results) else 1

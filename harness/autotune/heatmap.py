@@ -82,7 +82,7 @@ def heatmap_svg(title: str, rows: list[str], columns: list[str], values: dict[tu
     passing = [v for key, v in values.items() if v is not None and key not in failed
                and key[0] in rows and key[1] in columns]
     low = min(passing, default=None)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{max(MIN_W, left + len(columns) * cw + MARGIN)}" '
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{max(MIN_W, left + len(columns) * cw + MARGIN, 2 * MARGIN + 8 * len(title))}" '
            f'height="{round(bottom + col_drop + MARGIN)}" font-family="sans-serif" font-size="11">',
            head, *_legend()]
     cells, last = [], []

@@ -102,19 +102,20 @@ class Evaluator:
 
 
 def _combine(tiling: Tiling, kernel: int, name: str, cores: int, measured) -> Outcome:
-    """A configuration's cost over its tiles; the first tile that did not pass decides its status."""
-    for piece, m in measured:
-        if m is None:
-            return Outcome(tiling, kernel, name, cores, NOT_MEASURED, message=f"tile {piece.case.shape_text} "
-                                                                               f"is not in the results database")
-        if not m.passed:
-            return Outcome(tiling, kernel, name, cores, m.status,
-                           message=f"tile {piece.case.shape_text}: {m.message}")
-        if m.latency is None:
-            return Outcome(tiling, kernel, name, cores, NOT_MEASURED,
-                           message=f"tile {piece.case.shape_text}: the target reported no count")
-    latency = sum(p.count * m.latency for p, m in measured)
-    work = sum(p.count * (m.work or 0) for p, m in measured)
+    """A configuration's cost over its tiles. The first tile that did not pass
+    decides its status; a wrong configuration keeps its cost, to show how fast
+    it would have been."""
+    missing = next((p for p, m in measured if m is None or m.latency is None and m.passed), None)
+    if missing is not None:
+        return Outcome(tiling, kernel, name, cores, NOT_MEASURED,
+                       message=f"tile {missing.case.shape_text} is not in the results database")
+    counted = all(m.latency is not None for _, m in measured)
+    latency = sum(p.count * m.latency for p, m in measured) if counted else None
+    work = sum(p.count * (m.work or 0) for p, m in measured) if counted else None
+    failed = next(((p, m) for p, m in measured if not m.passed), None)
+    if failed is not None:
+        return Outcome(tiling, kernel, name, cores, failed[1].status, latency, work, failed[1].unit,
+                       message=f"tile {failed[0].case.shape_text}: {failed[1].message}")
     return Outcome(tiling, kernel, name, cores, "passed", latency, work, measured[0][1].unit)
 
 

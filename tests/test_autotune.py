@@ -1,0 +1,292 @@
+"""The autotuner: network descriptions, the tiler, the results database, the
+strategies, the outputs, and that only correct configurations compete."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from harness.autotune import cli
+from harness.autotune.layers import NetworkError, load_network, parse_layer
+from harness.autotune.tiler import NoFit, tilings
+from harness.targets.qemu import toolchain
+from tests.mutants import FAST_AND_WRONG, FAST_AND_WRONG_KERNEL, mutant_library
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SMALL_NET = """
+name = "small"
+[[layer]]
+name = "fc"
+type = "linear"
+inp = 40
+out = 24
+bias = 1
+[[layer]]
+name = "pw"
+type = "conv_pw"
+Ci = 8
+Co = 9
+H = 3
+W = 3
+steps = ["fw"]
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "net.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def tune(tmp_path: Path, net: Path, *extra: str, reports: str = "reports") -> tuple[int, dict, list[dict]]:
+    """Run the tuner in-process on the host; return its exit status, best.json and measurements.csv."""
+    status = cli.main([str(net), "--target", "host", "--ptl-cache", str(tmp_path / "cache"),
+                       "--reports-dir", str(tmp_path / reports), *extra])
+    out = tmp_path / reports
+    with open(out / "measurements.csv") as f:
+        rows = list(csv.DictReader(f))
+    return status, json.loads((out / "best.json").read_text()), rows
+
+
+# ---- the network description -----------------------------------------------------------
+
+@pytest.mark.parametrize("text, message", [
+    ("name = 'x'\n[[layer]]\nname = 'a'\ntype = 'lstm'\n", "unknown layer type 'lstm'"),
+    ("[[layer]]\nname = 'a'\ntype = 'linear'\ninp = 4\n", "missing field out"),
+    ("[[layer]]\nname = 'a'\ntype = 'linear'\ninp = 4\nout = -1\n", "field out must be an integer >= 1"),
+    ("[[layer]]\nname = 'a'\ntype = 'linear'\ninp = 4\nout = 2\nCo = 3\n", "unknown field(s) ['Co']"),
+    ("[[layer]]\nname = 'a'\ntype = 'linear'\ninp = 4\nout = 2\nsteps = ['bw']\n", "`steps` must be"),
+    ("[[layer]]\nname = 'a b'\ntype = 'linear'\ninp = 4\nout = 2\n", "must be an identifier"),
+    ("[[layer]]\nname = 'a'\ntype = 'conv_dw'\nC = 2\nH = 2\nW = 2\nHk = 5\nWk = 1\n", "larger than the padded"),
+    ("name = 'x'\n", "no layers"),
+    ("[[layer]\nname = 'a'\n", "not valid TOML"),
+    ("[[layer]]\nname = 'a'\ntype = 'linear'\ninp = 4\nout = 2\n[[layer]]\nname = 'a'\ntype = 'linear'\n"
+     "inp = 4\nout = 2\n", "repeated: ['a']"),
+])
+def test_a_malformed_network_names_the_file_the_layer_and_the_field(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(NetworkError) as info:
+        load_network(path)
+    assert message in str(info.value) and str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--l1-bytes", "0"], "--l1-bytes 0: must be a positive number"),
+    (["--cores", "9"], "--cores 9: each must be between 1 and 8"),
+    (["--layer", "nosuch"], "--layer nosuch: not in"),
+    (["--steps", "xx"], "--steps xx"),
+    (["--tiles", "0"], "--tiles 0"),
+])
+def test_bad_options_and_inputs_are_one_line_and_no_traceback(tmp_path, args, message):
+    net = write(tmp_path, SMALL_NET)
+    result = subprocess.run([sys.executable, "-m", "harness", "autotune", str(net), "--target", "host", *args],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_an_unknown_layer_type_from_the_command_line_is_a_usage_error(tmp_path):
+    net = write(tmp_path, "[[layer]]\nname = 'a'\ntype = 'lstm'\n")
+    result = subprocess.run([sys.executable, "-m", "harness", "autotune", str(net), "--target", "host"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2 and "unknown layer type 'lstm'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_example_networks_load():
+    for path in sorted((ROOT / "networks").glob("*.toml")):
+        assert load_network(path).layers, path
+
+
+# ---- the tiler ---------------------------------------------------------------------------
+
+def layer(text: str):
+    import tomllib
+    return parse_layer(tomllib.loads(text), "test")
+
+
+LAYERS = {
+    "conv2d_strided_padded": "name='c'\ntype='conv2d'\nCi=3\nH=13\nW=7\nCo=10\nHk=4\nWk=3\nsh=2\nsw=2\nU=2\nD=1\nL=1\nR=1",
+    "conv_pw": "name='p'\ntype='conv_pw'\nCi=24\nCo=40\nH=9\nW=5",
+    "conv_dw": "name='d'\ntype='conv_dw'\nC=40\nH=11\nW=6\nHk=3\nWk=3\nsh=2\nU=1\nD=1\nL=1\nR=1",
+    "linear": "name='f'\ntype='linear'\ninp=200\nout=70\nbias=1",
+    "transp": "name='t'\ntype='transp_conv2d'\nCi=12\nCo=10\nH=4\nW=4\nHk=3\nWk=3\nsh=2\nsw=2\nU=1\nD=1\nL=1\nR=1",
+}
+
+# The output each step writes, in elements, from a tile's shape.
+OUTPUT = {
+    ("conv2d", "fw"): lambda s: s["Co"] * ((s["H"] + s["U"] + s["D"] - s["Hk"]) // s["sh"] + 1)
+    * ((s["W"] + s["L"] + s["R"] - s["Wk"]) // s["sw"] + 1),
+    ("conv2d", "wg"): lambda s: s["Co"] * s["Ci"] * s["Hk"] * s["Wk"],
+    ("conv2d", "ig"): lambda s: s["Ci"] * s["H"] * s["W"],
+    ("conv_pw", "fw"): lambda s: s["Co"] * s["H"] * s["W"],
+    ("conv_pw", "wg"): lambda s: s["Co"] * s["Ci"],
+    ("conv_pw", "ig"): lambda s: s["Ci"] * s["H"] * s["W"],
+    ("conv_dw", "fw"): lambda s: s["C"] * ((s["H"] + s["U"] + s["D"] - s["Hk"]) // s["sh"] + 1)
+    * ((s["W"] + s["L"] + s["R"] - s["Wk"]) // s["sw"] + 1),
+    ("conv_dw", "wg"): lambda s: s["C"] * s["Hk"] * s["Wk"],
+    ("conv_dw", "ig"): lambda s: s["C"] * s["H"] * s["W"],
+    ("linear", "fw"): lambda s: s["out"],
+    ("linear", "wg"): lambda s: s["out"] * s["inp"],
+    ("linear", "ig"): lambda s: s["inp"],
+    ("transp_conv2d", "fw"): lambda s: s["Co"],   # per output pixel plane: channels are the only cut
+    ("transp_conv2d", "wg"): lambda s: s["Co"] * s["Ci"],
+    ("transp_conv2d", "ig"): lambda s: s["Ci"],
+}
+
+
+@pytest.mark.parametrize("name", LAYERS)
+@pytest.mark.parametrize("step", ["fw", "wg", "ig"])
+def test_every_tiling_covers_the_layer_exactly_and_fits(name, step):
+    """The tiles of a tiling write disjoint slices, so their outputs add up
+    to the whole layer's; each fits the budget; the list is largest first."""
+    lay = layer(LAYERS[name])
+    output = OUTPUT[lay.kind.name, step]
+    whole = output(lay.sizes)
+    found = tilings(lay, step, "fp32", 16 * 1024, 8)
+    assert found
+    for t in found:
+        assert sum(p.count * output(p.case.shape) for p in t.pieces) == whole, t.label
+        assert all(sum(p.case.footprint.values()) <= 16 * 1024 for p in t.pieces)
+        assert t.l1_bytes == max(sum(p.case.footprint.values()) for p in t.pieces)
+    assert [t.l1_bytes for t in found] == sorted((t.l1_bytes for t in found), reverse=True)
+
+
+def test_output_row_tiles_read_their_halo_and_keep_the_padding_at_the_borders():
+    lay = layer(LAYERS["conv2d_strided_padded"])   # H 13, Hk 4, stride 2, U 2, D 1: Ho 7
+    t = next(t for t in tilings(lay, "fw", "fp32", 1 << 30, 8) if dict(t.tile) == {"Co": 10, "Ho": 3})
+    shapes = sorted((p.case.shape["H"], p.case.shape["U"], p.case.shape["D"], p.count) for p in t.pieces)
+    # rows 0-2 read input rows -2..5 (2 padding rows), rows 3-5 read 4..11, row 6 reads 10..13 (1 padding row)
+    assert shapes == [(3, 0, 1, 1), (6, 2, 0, 1), (8, 0, 0, 1)]
+
+
+def test_depthwise_channel_tiles_split_evenly_over_the_cores():
+    lay = layer(LAYERS["conv_dw"])
+    for t in tilings(lay, "wg", "fp32", 1 << 30, 8):
+        tile = dict(t.tile)["C"]
+        assert tile % 8 == 0 or tile == 40, t.label
+
+
+def test_a_layer_that_cannot_fit_at_all_says_what_the_smallest_tile_needs():
+    lay = layer("name='big'\ntype='conv_dw'\nC=1\nH=64\nW=64\nHk=3\nWk=3")
+    with pytest.raises(NoFit, match=r"no tiling fits 100 bytes of L1; the smallest \(direct Ho1\) needs \d+"):
+        tilings(lay, "fw", "fp32", 100, 8)
+
+
+# ---- the tuner, end to end on the host ---------------------------------------------------------
+
+def test_tuning_writes_every_output_and_a_rerun_makes_no_target_run(tmp_path, capsys):
+    net = write(tmp_path, SMALL_NET)
+    status, best, rows = tune(tmp_path, net, "--tiles", "3", "--cores", "1,8")
+    first = capsys.readouterr().out
+    assert status == 0
+    assert {(r["layer"], r["step"]) for r in rows} == {("fc", "fw"), ("fc", "wg"), ("fc", "ig"), ("pw", "fw")}
+    for layer_name, steps in (("fc", ("fw", "wg", "ig")), ("pw", ("fw",))):
+        for step in steps:
+            record = best["layers"][layer_name][step]
+            mine = [r for r in rows if (r["layer"], r["step"]) == (layer_name, step)]
+            passing = [r for r in mine if r["status"] == "passed"]
+            winner = min(passing, key=lambda r: int(r["latency"]))
+            assert int(winner["latency"]) == record["latency"] and record["kernel"] in {
+                r["kernel"] for r in passing if int(r["latency"]) == record["latency"]}
+            assert [r for r in mine if r["best"] == "1"][0]["kernel"] == record["kernel"]
+            assert {r["cores"] for r in mine} == {"1", "8"}
+    header = (tmp_path / "reports" / "small.h").read_text()
+    assert f"#define FC_OPT_MATMUL_TYPE_WG {best['layers']['fc']['wg']['kernel_index']} " in header
+    assert f"#define PW_TILE_CO_FW {best['layers']['pw']['fw']['tile']['Co']}" in header
+    cases = ET.parse(tmp_path / "reports" / "junit.xml").getroot().findall("testcase")
+    assert sorted(c.get("name") for c in cases) == ["small.fc.fw", "small.fc.ig", "small.fc.wg", "small.pw.fw"]
+    assert all(c.find("failure") is None for c in cases)
+    assert len(list((tmp_path / "reports").glob("heatmap_*.svg"))) == 4
+    assert "0 target runs" not in first
+
+    status, again, _ = tune(tmp_path, net, "--tiles", "3", "--cores", "1,8", reports="again")
+    assert status == 0 and "autotune: 0 target runs" in capsys.readouterr().out
+    for layer_name, steps in again["layers"].items():
+        for step in ("fw", "wg", "ig"):
+            if step in steps:
+                assert steps[step]["latency"] == best["layers"][layer_name][step]["latency"]
+
+    status, replayed, _ = tune(tmp_path, net, "--tiles", "3", "--cores", "1,8", "--replay", reports="replay")
+    assert status == 0 and "autotune: 0 target runs" in capsys.readouterr().out
+    assert replayed["layers"]["fc"]["wg"]["kernel"] == best["layers"]["fc"]["wg"]["kernel"]
+
+
+def test_an_interrupted_tuning_resumes_and_measures_nothing_twice(tmp_path, monkeypatch, capsys):
+    net = write(tmp_path, SMALL_NET)
+    cold = tmp_path / "cold"
+    cold.mkdir()
+    assert tune(cold, net, "--tiles", "3")[0] == 0
+    cold_runs = json.loads((cold / "reports" / "best.json").read_text())["target_runs"]
+
+    calls = {"n": 0}
+    real = cli.Progress.__call__
+
+    def interrupt_after_two(self, *args):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, *args)
+
+    monkeypatch.setattr(cli.Progress, "__call__", interrupt_after_two)
+    status = cli.main([str(net), "--target", "host", "--ptl-cache", str(tmp_path / "cache"),
+                       "--reports-dir", str(tmp_path / "reports"), "--tiles", "3"])
+    assert status == 130 and "run the same command again to resume" in capsys.readouterr().err
+    monkeypatch.setattr(cli.Progress, "__call__", real)
+    status, best, _ = tune(tmp_path, net, "--tiles", "3")
+    assert status == 0
+    assert 0 < best["target_runs"] < cold_runs
+
+
+def test_replay_with_an_empty_database_measures_nothing_and_says_so(tmp_path, capsys):
+    net = write(tmp_path, SMALL_NET)
+    status, best, rows = tune(tmp_path, net, "--tiles", "2", "--replay")
+    assert status == 1 and best["target_runs"] == 0
+    assert {r["status"] for r in rows} == {"not_measured"}
+    assert "NOT TUNED" in capsys.readouterr().out
+
+
+def test_the_tuner_reuses_what_the_regression_measured(tmp_path, capsys):
+    """conv_pw 8->9 on 3x3 is a regression case; tuning that layer whole at 8
+    cores finds every kernel of it in the results database."""
+    cache = tmp_path / "cache"
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_conv_dw_pw.py"), "-q",
+                             "-p", "no:xdist", "--target", "host", "--ptl-cache", str(cache), "--reports-dir",
+                             str(tmp_path / "regression"), "-k", "conv_pw-fp32-fw-Ci8xCo9xH3xW3-HWC0 and c8"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout[-2000:]
+    net = write(tmp_path, "[[layer]]\nname = 'pw'\ntype = 'conv_pw'\nCi = 8\nCo = 9\nH = 3\nW = 3\nsteps = ['fw']\n")
+    status, best, _ = tune(tmp_path, net, "--tiles", "1")
+    assert status == 0 and best["target_runs"] == 0 and best["reused_variants"] == 24
+    assert "autotune: 0 target runs, 24 measurements reused" in capsys.readouterr().out
+
+
+needs_qemu = pytest.mark.skipif(toolchain.unavailable_reason() is not None,
+                                reason=f"QEMU toolchain: {toolchain.unavailable_reason()}")
+
+
+@needs_qemu
+def test_a_fast_and_wrong_kernel_is_never_chosen_and_the_tuner_says_why(tmp_path, capsys):
+    """On QEMU (exact instruction counts) the mutant kernel is the fastest of
+    all, and wrong: the tuner reports it as numeric and picks another."""
+    mutant = mutant_library(tmp_path / "lib", FAST_AND_WRONG)
+    net = write(tmp_path, "[[layer]]\nname = 'pw'\ntype = 'conv_pw'\nCi = 16\nCo = 16\nH = 4\nW = 4\n"
+                          "steps = ['fw']\n")
+    status = cli.main([str(net), "--target", "qemu", "--trainlib", str(mutant), "--ptl-cache", str(tmp_path / "c"),
+                       "--reports-dir", str(tmp_path / "reports"), "--tiles", "2"])
+    out = capsys.readouterr().out
+    assert status == 0
+    with open(tmp_path / "reports" / "measurements.csv") as f:
+        rows = list(csv.DictReader(f))
+    wrong = [r for r in rows if r["kernel"] == FAST_AND_WRONG_KERNEL]
+    assert wrong and {r["status"] for r in wrong} == {"numeric"}
+    best = json.loads((tmp_path / "reports" / "best.json").read_text())["layers"]["pw"]["fw"]
+    assert best["kernel"] != FAST_AND_WRONG_KERNEL
+    assert min(int(r["latency"]) for r in wrong) < best["latency"], "the mutant kernel is not the fastest"
+    assert f"{FAST_AND_WRONG_KERNEL} (numeric)" in out and "were not chosen" in out
