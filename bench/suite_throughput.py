@@ -51,23 +51,29 @@ def per_case_rate(target_name: str, sample: int, seed: int = 1) -> tuple[int, fl
     session = Session(target, DEFAULT_LIBRARY, ROOT / ".cache" / "ptl")
     variants = [v for entry in ENTRIES for v in entry.variants()]
     chosen = random.Random(seed).sample(variants, sample)
-    library = LibrarySource.at(DEFAULT_LIBRARY)
     start = time.monotonic()
     for number, variant in enumerate(chosen, 1):
         print(f"  per-case build and run {number}/{sample}: {variant.id}", flush=True)
-        case = variant.case
-        bundle = session.bundle_for(case)
-        # The runner's description orders the params and tensors (from the suite's build).
-        layout = session.layout_for(case, session.artefact_for(case.dtype), bundle)
-        payload = session.payload_for(case, [variant], bundle, layout)
-        with tempfile.TemporaryDirectory() as tmp:
-            source = Path(tmp) / "payload_data.c"
-            source.write_text(payload_as_c_source(payload))
-            target.build(BuildConfig(library, fp16_format_of(case.dtype)), Path(tmp), embedded_payload=source)
-            raw = target.run(Path(tmp), None, 120.0, Path(tmp))
-            if not decode_records(raw.output).complete:
-                sys.exit(f"per-variant run of {variant.id} did not complete")
+        compile_and_run_one(session, variant)
     return sample, time.monotonic() - start
+
+
+def compile_and_run_one(session: Session, variant) -> None:
+    """The embedded flow for one variant: compile library + runner with its
+    payload compiled in, then run that binary."""
+    case, target = variant.case, session.target
+    bundle = session.bundle_for(case)
+    # The runner's description orders the params and tensors (from the suite's build).
+    layout = session.layout_for(case, session.artefact_for(case.dtype), bundle)
+    payload = session.payload_for(case, [variant], bundle, layout)
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "payload_data.c"
+        source.write_text(payload_as_c_source(payload))
+        target.build(BuildConfig(LibrarySource.at(session.library_path), fp16_format_of(case.dtype)), Path(tmp),
+                     embedded_payload=source)
+        raw = target.run(Path(tmp), None, 120.0, Path(tmp))
+        if not decode_records(raw.output).complete:
+            sys.exit(f"per-variant run of {variant.id} did not complete")
 
 
 def main() -> None:

@@ -29,6 +29,7 @@ from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
 from harness.targets import make_target, target_names
 
+TUNER_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_autotune.py"
 STAT_KEYS = ("builds_compiled", "builds_reused", "golden_generated", "golden_reused", "runner_invocations")
 
 
@@ -52,6 +53,13 @@ def pytest_addoption(parser):
                     help="TOML file of known bugs and unsupported paths of the library under test "
                          "(harness/expectations.py): matching failures are expected, the summary "
                          "separates new failures, known bugs, unsupported paths and fixed ones")
+    tune = parser.getgroup("ptl-tune", "autotuner as a pytest mode (suite/test_autotune.py)")
+    tune.addoption("--tune", default=None, metavar="NET.toml",
+                   help="tune a network's layers: one test per layer and step (run in one process: -n 0)")
+    tune.addoption("--tune-strategy", default="exhaustive", help="exhaustive or greedy")
+    tune.addoption("--tune-tiles", type=int, default=8, help="candidate tilings per method")
+    tune.addoption("--tune-cores", default=None, help="comma-separated core counts (default: the target's maximum)")
+    tune.addoption("--tune-dtype", default="fp32", choices=("fp32", "fp16", "bf16"))
 
 
 def parametrize_variants(entries: list[OpEntry]):
@@ -138,7 +146,7 @@ class PtlPlugin:
         at session start."""
         option = self.config.option
         if (hasattr(self.config, "workerinput") or self.unavailable or option.collectonly
-                or option.keyword or option.markexpr):
+                or option.keyword or option.markexpr or option.tune):
             return
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         for fmt in self.target.capabilities.fp16_formats:
@@ -370,6 +378,19 @@ def validate_options(config) -> None:
     timeout = config.getoption("run_timeout")
     if not timeout > 0:
         bad("--run-timeout", timeout, "must be a positive number of seconds")
+    here = config.invocation_params.dir
+    asks_for_tuner = any((here / arg.split("::")[0]).resolve() == TUNER_MODULE for arg in config.args)
+    if asks_for_tuner and not config.getoption("tune"):
+        bad("--tune", "missing", "suite/test_autotune.py is the autotuner's pytest mode: give it a network, "
+                                 "--tune NET.toml (e.g. networks/ds_cnn.toml), and -n 0")
+    if config.getoption("tune"):
+        if config.getoption("numprocesses", None):
+            bad("--tune", config.getoption("tune"), "the tuner keeps its state in one process: add -n 0")
+        from harness.autotune.strategies import STRATEGIES
+        if config.getoption("tune_strategy") not in STRATEGIES:
+            bad("--tune-strategy", config.getoption("tune_strategy"), f"choose one of {', '.join(STRATEGIES)}")
+        if config.getoption("tune_tiles") < 1:
+            bad("--tune-tiles", config.getoption("tune_tiles"), "must be at least 1")
     for option in ("reports_dir", "ptl_cache"):
         value = config.getoption(option)
         if value is None:

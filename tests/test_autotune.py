@@ -290,3 +290,26 @@ def test_a_fast_and_wrong_kernel_is_never_chosen_and_the_tuner_says_why(tmp_path
     assert best["kernel"] != FAST_AND_WRONG_KERNEL
     assert min(int(r["latency"]) for r in wrong) < best["latency"], "the mutant kernel is not the fastest"
     assert f"{FAST_AND_WRONG_KERNEL} (numeric)" in out and "were not chosen" in out
+
+
+def test_the_pytest_mode_gives_one_test_per_layer_and_step_with_the_best_as_properties(tmp_path):
+    net = write(tmp_path, SMALL_NET)
+    junit = tmp_path / "pytest.xml"
+    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_autotune.py"), "--tune", str(net), "-n", "0",
+            "--target", "host", "--tune-tiles", "2", "--ptl-cache", str(tmp_path / "cache"),
+            "--reports-dir", str(tmp_path / "reports"), "--junitxml", str(junit), "-q"]
+    result = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and "4 passed" in result.stdout, result.stdout[-2000:]
+    cases = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")}
+             for c in ET.parse(junit).getroot().iter("testcase")}
+    assert sorted(cases) == ["test_autotune[small.fc.fw]", "test_autotune[small.fc.ig]", "test_autotune[small.fc.wg]",
+                             "test_autotune[small.pw.fw]"]
+    best = json.loads((tmp_path / "reports" / "autotune" / "best.json").read_text())["layers"]
+    assert cases["test_autotune[small.fc.wg]"]["kernel"] == best["fc"]["wg"]["kernel"]
+    assert cases["test_autotune[small.pw.fw]"]["latency"] == str(best["pw"]["fw"]["latency"])
+
+    parallel = subprocess.run(argv[:-1] + ["-n", "2"], capture_output=True, text=True, cwd=ROOT)
+    assert parallel.returncode == 4 and "add -n 0" in parallel.stderr, parallel.stderr
+    untuned = subprocess.run(argv[:4] + ["-q", "-p", "no:xdist"], capture_output=True, text=True, cwd=ROOT)
+    assert untuned.returncode == 4 and "give it a network, --tune NET.toml" in untuned.stderr, untuned.stderr
+    assert "Traceback" not in untuned.stderr + untuned.stdout

@@ -116,6 +116,24 @@ def print_table(results: list[StepResult], unit: str) -> None:
               f"{b.latency:>12} {tried:>9} {r.runs:>5}")
 
 
+def open_tuning(target, trainlib: Path, cache: Path, timeout: float, l1: int, cores: tuple[int, ...],
+                replay: bool = False) -> tuple[Session, ResultsDB, Evaluator]:
+    """The session, results database and evaluator of one tuning (also the pytest mode's)."""
+    db = ResultsDB(Path(cache) / "results.sqlite")
+    session = Session(target, trainlib, Path(cache), timeout=timeout, l1_bytes=l1, results_db=db)
+    return session, db, Evaluator(session, db, cores, replay=replay)
+
+
+def tuning_meta(network: Network, target, dtype: str, cores: tuple[int, ...], l1: int, strategy: str, tiles: int,
+                library: Path, library_digest: str, runs: int, reused: int, seconds: float) -> dict:
+    """What every output says about the tuning that made it."""
+    return {"network": network.name, "source": network.source, "target": target.name,
+            "unit": target.capabilities.counter_unit, "dtype": dtype, "cores": ",".join(map(str, cores)),
+            "l1_bytes": l1, "strategy": strategy, "tiles": tiles, "library": str(library),
+            "library_digest": library_digest, "target_runs": runs, "reused_variants": reused,
+            "seconds": round(seconds, 2)}
+
+
 def report_wrong(results: list[StepResult], shown: int = 10) -> None:
     """Configurations that ran and computed a wrong result (or crashed): never
     chosen; said with the first failing tile, and when one would have beaten
@@ -160,14 +178,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"autotune: target {target.name} is not available: {target.unavailable_reason()}", file=sys.stderr)
         return 1
     try:
-        db = ResultsDB(args.ptl_cache / "results.sqlite")
-        session = Session(target, args.trainlib, args.ptl_cache, timeout=args.run_timeout, l1_bytes=l1,
-                          results_db=db)
+        session, db, evaluator = open_tuning(target, args.trainlib, args.ptl_cache, args.run_timeout, l1, cores,
+                                             args.replay)
         scope = session.scope_for(args.dtype, any_build=args.replay)
     except (ResultsDBError, CaseFailure) as exc:
         print(f"autotune: {exc}", file=sys.stderr)
         return 1
-    evaluator = Evaluator(session, db, cores, replay=args.replay)
     print(f"autotune {network.name} ({len(network.layers)} layers) on {target.name} "
           f"({target.capabilities.counter_unit}), {args.dtype}, cores {','.join(map(str, cores))}, L1 {l1} bytes, "
           f"strategy {args.strategy}, {args.tiles} tilings per method" + (", REPLAY from the database" if args.replay
@@ -187,10 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     if session.results_db_error:
         print(f"autotune: {session.results_db_error}; measurements of this run were not kept", file=sys.stderr)
     unit = target.capabilities.counter_unit
-    meta = {"network": network.name, "source": network.source, "target": target.name, "unit": unit,
-            "dtype": args.dtype, "cores": ",".join(map(str, cores)), "l1_bytes": l1, "strategy": args.strategy,
-            "tiles": args.tiles, "library": str(args.trainlib), "library_digest": scope.library,
-            "target_runs": session.runs, "reused_variants": evaluator.reused, "seconds": round(seconds, 2)}
+    meta = tuning_meta(network, target, args.dtype, cores, l1, args.strategy, args.tiles, args.trainlib,
+                       scope.library, session.runs, evaluator.reused, seconds)
     print_table(results, unit)
     try:
         written = write_all(results, meta, args.reports_dir)

@@ -99,11 +99,11 @@ def write_junit_report(results: list[StepResult], meta: dict, path: Path) -> Non
             props["tile"] = " ".join(f"{k}={v}" for k, v in record["tile"].items())
         outcome = "passed" if r.best else "failed"
         rows.append(ReportRow(f"{meta['network']}.{r.layer.name}.{r.step}", outcome, r.seconds, props,
-                              "" if r.best else _why_not(r)))
+                              "" if r.best else why_not(r)))
     write_junit(rows, path, suite_name=f"autotune.{meta['network']}")
 
 
-def _why_not(result: StepResult) -> str:
+def why_not(result: StepResult) -> str:
     if result.error:
         return result.error
     lines = [f"no correct configuration among {len(result.outcomes)} evaluated:"]

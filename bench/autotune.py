@@ -1,0 +1,214 @@
+"""The autotuner's goals, measured in one run (issue: the autotuner):
+
+  throughput  configurations per second: the tuner (one build, one run per
+              tile shape measuring every kernel) against the seed's flow
+              (one program compiled per configuration), on a sample of the
+              same configurations; goal >= 50x
+  pruning     on 20+ layer shapes and every step, the greedy strategy
+              against exhaustive: the same optimum with at most 30% of its
+              target runs; the worst shape is printed
+  dscnn       the exhaustive FW/WG/IG tuning of DS-CNN, FP32, 8 cores,
+              64 KiB L1, from a cold cache, timed; then again: 0 target runs
+  mutant      a library whose mm_unroll_4x4 is fast and wrong: never chosen
+
+Usage: python bench/autotune.py [--target qemu] [--only throughput,pruning,dscnn,mutant]
+Pruning compares the strategies on the same measurements: exhaustive runs
+on the target, greedy replays them from the results database, and each is
+charged the target runs a cold run of it makes (one per distinct tile shape
+it evaluates).
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.suite_throughput import compile_and_run_one  # noqa: E402
+from harness.autotune.cli import open_tuning, print_table, tuning_meta  # noqa: E402
+from harness.autotune.layers import Network, load_network, parse_layer  # noqa: E402
+from harness.autotune.outputs import write_all  # noqa: E402
+from harness.autotune.strategies import make_strategy  # noqa: E402
+from harness.autotune.tuner import Evaluator, StepResult, tune  # noqa: E402
+from harness.cases import Variant  # noqa: E402
+from harness.results_db import ResultsDB  # noqa: E402
+from harness.session import Session  # noqa: E402
+from harness.target import DEFAULT_LIBRARY  # noqa: E402
+from harness.targets import make_target  # noqa: E402
+from tests.mutants import FAST_AND_WRONG, FAST_AND_WRONG_KERNEL, mutant_library  # noqa: E402
+
+L1 = 64 * 1024
+DSCNN = ROOT / "networks" / "ds_cnn.toml"
+
+# Layer shapes for the pruning comparison: DS-CNN's, and the layers of
+# small CNNs (CIFAR- and MNIST-sized, MobileNetV2-like blocks), linear heads.
+SHAPES = """
+conv1 = {type='conv2d', Ci=1, H=49, W=10, Co=64, Hk=10, Wk=4, sh=2, sw=2, U=4, D=5, L=1, R=1, steps=['fw','wg']}
+dw = {type='conv_dw', C=64, H=25, W=5, Hk=3, Wk=3, L=1, R=1, U=1, D=1}
+pw = {type='conv_pw', Ci=64, Co=64, H=25, W=5}
+pool = {type='avgpool', C=64, H=25, W=5, Hk=25, Wk=5, Hs=1, Ws=1}
+fc = {type='linear', inp=64, out=12, bias=1}
+cifar1 = {type='conv2d', Ci=3, H=16, W=16, Co=16, Hk=3, Wk=3, L=1, R=1, U=1, D=1}
+cifar2 = {type='conv2d', Ci=16, H=16, W=16, Co=32, Hk=3, Wk=3, sh=2, sw=2, L=1, R=1, U=1, D=1}
+mnist1 = {type='conv2d', Ci=1, H=28, W=28, Co=8, Hk=5, Wk=5, steps=['fw','wg']}
+conv5 = {type='conv2d', Ci=8, H=12, W=12, Co=8, Hk=5, Wk=5, L=2, R=2, U=2, D=2}
+pw_wide = {type='conv_pw', Ci=32, Co=64, H=16, W=16}
+pw_deep = {type='conv_pw', Ci=128, Co=128, H=8, W=8}
+expand = {type='conv_pw', Ci=24, Co=96, H=12, W=12}
+project = {type='conv_pw', Ci=96, Co=24, H=12, W=12}
+dw_big = {type='conv_dw', C=32, H=32, W=32, Hk=3, Wk=3, L=1, R=1, U=1, D=1}
+dw_s2 = {type='conv_dw', C=96, H=12, W=12, Hk=3, Wk=3, sh=2, sw=2, L=1, R=1, U=1, D=1}
+fc_256 = {type='linear', inp=256, out=64}
+fc_512 = {type='linear', inp=512, out=10, bias=1}
+fc_sq = {type='linear', inp=100, out=100}
+upconv = {type='transp_conv2d', Ci=16, Co=8, H=8, W=8, Hk=3, Wk=3, sh=2, sw=2, L=1, R=0, U=1, D=0}
+maxpool = {type='maxpool', C=32, H=16, W=16, Hk=2, Wk=2, Hs=2, Ws=2}
+"""
+
+
+def shapes_network() -> Network:
+    layers = tuple(parse_layer({"name": name, **raw}, f"bench shape {name}")
+                   for name, raw in tomllib.loads(SHAPES).items())
+    return Network("bench_shapes", layers, "bench/autotune.py")
+
+
+def session_in(cache: Path, target: str, library: Path = DEFAULT_LIBRARY) -> tuple[Session, ResultsDB]:
+    session, db, _ = open_tuning(make_target(target), library, cache, 300.0, L1, (8,))
+    return session, db
+
+
+def run(network: Network, session: Session, db: ResultsDB, strategy: str, tiles: int,
+        replay: bool = False) -> tuple[list[StepResult], Evaluator]:
+    evaluator = Evaluator(session, db, (8,), replay=replay)
+    return tune(network, evaluator, make_strategy(strategy), "fp32", L1, tiles), evaluator
+
+
+def distinct_shapes(result: StepResult) -> int:
+    """Target runs a cold run of this step makes: one per distinct tile shape evaluated."""
+    return len({p.case for t in result.evaluated for p in t.pieces})
+
+
+# ---- the four measurements -------------------------------------------------------------
+
+def throughput(target: str, work: Path, sample: int) -> None:
+    print(f"\n== throughput on {target}: the tuner against one program per configuration", flush=True)
+    network = Network("one", (load_network(DSCNN).layers[2],), "ds_cnn pw1")
+    session, db = session_in(work / "tuner", target)
+    start = time.monotonic()
+    results, _ = run(network, session, db, "exhaustive", 4)
+    ours = time.monotonic() - start
+    configs = [o for r in results for o in r.outcomes]
+    print(f"  tuner, cold (one build, golden, {session.runs} target runs): {len(configs)} configurations in "
+          f"{ours:.1f} s = {len(configs) / ours:.2f} configurations/s", flush=True)
+    chosen = random.Random(1).sample(configs, sample)
+    start = time.monotonic()
+    for number, o in enumerate(chosen, 1):
+        piece = o.tiling.pieces[0].case   # the seed compiles and profiles one program per tile and kernel
+        print(f"  seed flow {number}/{sample}: compile + run {piece.id} {o.kernel_name} c{o.cores}", flush=True)
+        compile_and_run_one(session, Variant(piece, o.kernel, o.cores))
+    seed = time.monotonic() - start
+    ratio = (len(configs) / ours) / (sample / seed)
+    print(f"  seed flow: {sample} configurations in {seed:.1f} s = {sample / seed:.3f} configurations/s")
+    print(f"THROUGHPUT tuner / seed flow: {ratio:.0f}x (goal >= 50x)")
+
+
+def pruning(target: str, work: Path, tiles: int) -> None:
+    network = shapes_network()
+    print(f"\n== pruning on {target}: {len(network.layers)} layer shapes, every step, {tiles} tilings per "
+          f"method: greedy against exhaustive", flush=True)
+    session, db = session_in(work / "pruning", target)
+    start = time.monotonic()
+    exhaustive, _ = run(network, session, db, "exhaustive", tiles)
+    print(f"  exhaustive: {session.runs} target runs, {time.monotonic() - start:.0f} s", flush=True)
+    greedy, _ = run(network, session, db, "greedy", tiles, replay=True)
+    rows = []   # (share of exhaustive's runs, same optimum, layer step)
+    print(f"  {'layer':<9} {'step':<4} {'exh runs':>8} {'greedy':>6} {'ratio':>6}  optimum")
+    for e, g in zip(exhaustive, greedy):
+        if e.best is None:
+            print(f"  {e.layer.name:<9} {e.step:<4} not tuned: {(e.error or '').splitlines()[0][:80]}")
+            continue
+        runs_e, runs_g = distinct_shapes(e), distinct_shapes(g)
+        hit = g.best is not None and g.best.latency == e.best.latency
+        rows.append((runs_g / runs_e, hit, f"{e.layer.name} {e.step}"))
+        print(f"  {e.layer.name:<9} {e.step:<4} {runs_e:>8} {runs_g:>6} {runs_g / runs_e:>6.0%}  "
+              + ("same" if hit else f"DIFFERENT: greedy {g.best.latency if g.best else None} vs {e.best.latency}"))
+    runs_e = sum(distinct_shapes(r) for r in exhaustive)
+    runs_g = sum(distinct_shapes(r) for r in greedy)
+    worst = max(rows)
+    missed = [name for _, hit, name in rows if not hit]
+    print(f"PRUNING greedy found the same optimum on {len(rows) - len(missed)}/{len(rows)} layer steps "
+          f"({len(network.layers)} shapes) with {runs_g}/{runs_e} = {runs_g / runs_e:.0%} of the target runs; "
+          f"worst step: {worst[2]} ({worst[0]:.0%}); missed: {', '.join(missed) or 'none'} "
+          f"(goal: same optimum, <= 30%)")
+
+
+def dscnn(target: str, work: Path, tiles: int, reports: Path) -> None:
+    network = load_network(DSCNN)
+    print(f"\n== DS-CNN on {target}: exhaustive FW/WG/IG, FP32, 8 cores, {L1} bytes of L1, cold cache", flush=True)
+    cache = work / "dscnn"
+    session, db = session_in(cache, target)
+    start = time.monotonic()
+    results, evaluator = run(network, session, db, "exhaustive", tiles)
+    cold = time.monotonic() - start
+    print_table(results, session.target.capabilities.counter_unit)
+    meta = tuning_meta(network, session.target, "fp32", (8,), L1, "exhaustive", tiles, DEFAULT_LIBRARY,
+                       session.scope_for("fp32").library, session.runs, evaluator.reused, cold)
+    write_all(results, meta, reports)
+    again, _ = session_in(cache, target)
+    start = time.monotonic()
+    run(network, again, db, "exhaustive", tiles)
+    print(f"DSCNN cold: {session.runs} target runs, {cold:.1f} s (builds and golden included); "
+          f"second run: {again.runs} target runs, {time.monotonic() - start:.1f} s; reports in {reports}")
+
+
+def mutant(target: str, work: Path) -> None:
+    print(f"\n== a fast and wrong {FAST_AND_WRONG_KERNEL} on {target}", flush=True)
+    library = mutant_library(work / "mutant-lib", FAST_AND_WRONG)
+    network = Network("one", (load_network(DSCNN).layers[2],), "ds_cnn pw1")
+    session, db = session_in(work / "mutant", target, library)
+    results, _ = run(network, session, db, "exhaustive", 2)
+    for r in results:
+        wrong = [o for o in r.outcomes if o.kernel_name == FAST_AND_WRONG_KERNEL]
+        fastest = min((o.latency for o in wrong if o.latency is not None), default=None)
+        print(f"MUTANT {r.layer.name} {r.step}: chosen {r.best.kernel_name if r.best else None} "
+              f"({r.best.latency if r.best else '-'}); {FAST_AND_WRONG_KERNEL}: {fastest} but "
+              f"{sorted({o.status for o in wrong})}: {wrong[0].message.splitlines()[0][:120] if wrong else ''}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--target", default="qemu")
+    parser.add_argument("--only", default="throughput,pruning,dscnn,mutant")
+    parser.add_argument("--tiles", type=int, default=8, help="tilings per method for DS-CNN")
+    parser.add_argument("--pruning-tiles", type=int, default=16, help="tilings per method for the pruning run")
+    parser.add_argument("--sample", type=int, default=4, help="configurations compiled one by one")
+    parser.add_argument("--reports", type=Path, default=ROOT / "reports" / "bench" / "autotune_ds_cnn")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="keep the caches here and reuse them (the pruning comparison then replays "
+                             "exhaustive's measurements too: develop a strategy without re-measuring)")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="ptl-bench-autotune-"))
+    try:
+        parts = args.only.split(",")
+        if "throughput" in parts:
+            throughput(args.target, work, args.sample)
+        if "pruning" in parts:
+            pruning(args.target, work, args.pruning_tiles)
+        if "dscnn" in parts:
+            dscnn(args.target, work, args.tiles, args.reports)
+        if "mutant" in parts:
+            mutant(args.target, work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
