@@ -141,11 +141,16 @@ def pruning(target: str, work: Path, tiles: int) -> None:
               + ("same" if hit else f"DIFFERENT: greedy {g.best.latency if g.best else None} vs {e.best.latency}"))
     runs_e = sum(distinct_shapes(r) for r in exhaustive)
     runs_g = sum(distinct_shapes(r) for r in greedy)
-    worst = max(rows)
+    per_shape: dict[str, list[int]] = {}
+    for e, g in zip(exhaustive, greedy):
+        if e.best is not None:
+            runs = per_shape.setdefault(e.layer.name, [0, 0])
+            runs[0], runs[1] = runs[0] + distinct_shapes(e), runs[1] + distinct_shapes(g)
+    worst = max((g / e, name) for name, (e, g) in per_shape.items())
     missed = [name for _, hit, name in rows if not hit]
     print(f"PRUNING greedy found the same optimum on {len(rows) - len(missed)}/{len(rows)} layer steps "
-          f"({len(network.layers)} shapes) with {runs_g}/{runs_e} = {runs_g / runs_e:.0%} of the target runs; "
-          f"worst step: {worst[2]} ({worst[0]:.0%}); missed: {', '.join(missed) or 'none'} "
+          f"({len(per_shape)} shapes) with {runs_g}/{runs_e} = {runs_g / runs_e:.0%} of the target runs; "
+          f"worst shape: {worst[1]} ({worst[0]:.0%} of its runs); missed: {', '.join(missed) or 'none'} "
           f"(goal: same optimum, <= 30%)")
 
 
