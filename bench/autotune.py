@@ -87,7 +87,10 @@ def session_in(cache: Path, target: str, library: Path = DEFAULT_LIBRARY) -> tup
 def run(network: Network, session: Session, db: ResultsDB, strategy: str, tiles: int,
         replay: bool = False) -> tuple[list[StepResult], Evaluator]:
     evaluator = Evaluator(session, db, (8,), replay=replay)
-    return tune(network, evaluator, make_strategy(strategy), "fp32", L1, tiles), evaluator
+    try:
+        return tune(network, evaluator, make_strategy(strategy), "fp32", L1, tiles), evaluator
+    finally:
+        shutil.rmtree(session.workdir, ignore_errors=True)
 
 
 def distinct_shapes(result: StepResult) -> int:

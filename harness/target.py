@@ -119,6 +119,10 @@ def run_command(argv: list[str], timeout: float, cwd: Path | None = None,
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
         timed_out = True
+    except BaseException:   # Ctrl-C or a signal: the run is in its own session, so stop it here
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
     return RawRun(out, err, None if timed_out else process.returncode, timed_out,
                   seconds=time.monotonic() - start)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -199,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     except ResultsDBError as exc:
         print(f"autotune: {exc}", file=sys.stderr)
         return 1
+    finally:
+        shutil.rmtree(session.workdir, ignore_errors=True)
     seconds = time.monotonic() - started
     if session.results_db_error:
         print(f"autotune: {session.results_db_error}; measurements of this run were not kept", file=sys.stderr)
