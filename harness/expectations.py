@@ -24,11 +24,11 @@ else that fails is a new failure.
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness import failures
+from harness.toml_input import TomlInputError, read_toml
 
 KINDS = ("bug", "unsupported")
 FIELDS = {"kind", "reason", "tests", "feature", "classes"}
@@ -78,11 +78,9 @@ class Expectations:
     @classmethod
     def load(cls, path: Path) -> "Expectations":
         try:
-            data = tomllib.loads(path.read_text())
-        except OSError as exc:
-            raise ExpectationsError(f"--expect {path}: cannot read it: {exc.strerror or exc}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ExpectationsError(f"--expect {path}: not valid TOML: {exc}") from None
+            data = read_toml(path)
+        except TomlInputError as exc:
+            raise ExpectationsError(f"--expect {path}: {exc}") from None
         unknown = set(data) - {"expect"}
         if unknown:
             raise ExpectationsError(f"--expect {path}: unknown top-level key(s) {', '.join(sorted(unknown))}; "

@@ -22,11 +22,11 @@ layer computes exactly what the whole layer does:
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.cases import OpEntry
+from harness.toml_input import TomlInputError, read_toml
 from suite.catalogue import conv2d, conv_dw_pw, linalg, pool
 
 
@@ -121,11 +121,9 @@ class NetworkError(Exception):
 def load_network(path: Path) -> Network:
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise NetworkError(f"{path}: cannot read the network description: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise NetworkError(f"{path}: not valid TOML: {exc}") from None
+        data = read_toml(path)
+    except TomlInputError as exc:
+        raise NetworkError(f"{path}: the network description: {exc}") from None
     unknown = set(data) - {"name", "layer"}
     if unknown:
         raise NetworkError(f"{path}: unknown top-level key(s) {sorted(unknown)}; a network has `name` and "
