@@ -99,6 +99,15 @@ def test_an_unknown_layer_type_from_the_command_line_is_a_usage_error(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+def test_a_library_path_that_is_not_a_library_is_one_line(tmp_path):
+    net = write(tmp_path, SMALL_NET)
+    result = subprocess.run([sys.executable, "-m", "harness", "autotune", str(net), "--target", "host",
+                             "--trainlib", str(tmp_path), "--ptl-cache", str(tmp_path / "cache")],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 1 and "is not a trainlib checkout" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_the_example_networks_load():
     for path in sorted((ROOT / "networks").glob("*.toml")):
         assert load_network(path).layers, path
@@ -289,7 +298,7 @@ def test_a_fast_and_wrong_kernel_is_never_chosen_and_the_tuner_says_why(tmp_path
     best = json.loads((tmp_path / "reports" / "best.json").read_text())["layers"]["pw"]["fw"]
     assert best["kernel"] != FAST_AND_WRONG_KERNEL
     assert min(int(r["latency"]) for r in wrong) < best["latency"], "the mutant kernel is not the fastest"
-    assert f"{FAST_AND_WRONG_KERNEL} (numeric)" in out and "were not chosen" in out
+    assert f"{FAST_AND_WRONG_KERNEL} (numeric)" in out and "did not pass and were not chosen" in out
 
 
 def test_the_pytest_mode_gives_one_test_per_layer_and_step_with_the_best_as_properties(tmp_path):

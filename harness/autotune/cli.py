@@ -136,14 +136,14 @@ def tuning_meta(network: Network, target, dtype: str, cores: tuple[int, ...], l1
 
 
 def report_wrong(results: list[StepResult], shown: int = 10) -> None:
-    """Configurations that ran and computed a wrong result (or crashed): never
-    chosen; said with the first failing tile, and when one would have beaten
-    the chosen configuration, by how much."""
+    """Configurations that did not pass (a wrong result, a crash, a build
+    failure, a timeout): never chosen; said with the first failing tile and,
+    when one would have beaten the chosen configuration, by how much."""
     wrong = [(r, o) for r in results for o in r.outcomes if o.status not in ("passed", "not_measured")]
     if not wrong:
         return
     kinds = sorted({f"{o.kernel_name} ({o.status})" for _, o in wrong})
-    print(f"autotune: {len(wrong)} configurations computed a wrong result or crashed and were not chosen: "
+    print(f"autotune: {len(wrong)} configurations did not pass and were not chosen: "
           f"{', '.join(kinds[:12])}" + (" ..." if len(kinds) > 12 else ""))
     for r, o in sorted(wrong, key=lambda ro: ro[1].latency or 0)[:shown]:
         faster = (f"; {o.latency} {o.unit}, faster than the chosen {r.best.latency}"
@@ -181,8 +181,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         session, db, evaluator = open_tuning(target, args.trainlib, args.ptl_cache, args.run_timeout, l1, cores,
                                              args.replay)
+    except ResultsDBError as exc:
+        print(f"autotune: {exc}", file=sys.stderr)
+        return 1
+    try:
         scope = session.scope_for(args.dtype, any_build=args.replay)
-    except (ResultsDBError, CaseFailure) as exc:
+    except CaseFailure as exc:   # not a library checkout
+        shutil.rmtree(session.workdir, ignore_errors=True)
         print(f"autotune: {exc}", file=sys.stderr)
         return 1
     print(f"autotune {network.name} ({len(network.layers)} layers) on {target.name} "

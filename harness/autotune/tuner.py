@@ -105,10 +105,13 @@ def _combine(tiling: Tiling, kernel: int, name: str, cores: int, measured) -> Ou
     """A configuration's cost over its tiles. The first tile that did not pass
     decides its status; a wrong configuration keeps its cost, to show how fast
     it would have been."""
-    missing = next((p for p, m in measured if m is None or m.latency is None and m.passed), None)
-    if missing is not None:
-        return Outcome(tiling, kernel, name, cores, NOT_MEASURED,
-                       message=f"tile {missing.case.shape_text} is not in the results database")
+    for piece, m in measured:
+        if m is None:
+            return Outcome(tiling, kernel, name, cores, NOT_MEASURED,
+                           message=f"tile {piece.case.shape_text} is not in the results database")
+        if m.passed and m.latency is None:
+            return Outcome(tiling, kernel, name, cores, NOT_MEASURED,
+                           message=f"tile {piece.case.shape_text}: the target reported no count")
     counted = all(m.latency is not None for _, m in measured)
     latency = sum(p.count * m.latency for p, m in measured) if counted else None
     work = sum(p.count * (m.work or 0) for p, m in measured) if counted else None
