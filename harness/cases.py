@@ -74,6 +74,11 @@ class OpEntry:
     # gradients, im2col/transpose buffers), as it really allocates them. A
     # case over the target's L1 is reported not_fit instead of run.
     footprint: Callable[["Case"], dict[str, int]] | None = None
+    # Edge values the seeded uniform inputs lack: maps them (float64, on the
+    # dtype's grid, in [-1, 1)) to the entry's own inputs, which must stay on
+    # the grid (exact zeros, saturating magnitudes, one tensor derived from
+    # another). None keeps the uniform inputs.
+    input_values: Callable[["Case", dict], dict] | None = None
     # Per-dtype factor on the error bound; each one must say why in a comment.
     tolerance_scale: dict[str, float] = field(default_factory=dict)
     known_failures: tuple[KnownFailure, ...] = ()
@@ -172,9 +177,10 @@ class Variant:
 
 
 def entry_source_digest(entry: OpEntry) -> str:
-    """Hash of the source files of an entry's inputs, params and reference
-    code: a change there must regenerate its golden bundles."""
-    files = sorted({inspect.getsourcefile(fn) for fn in (entry.inputs, entry.params, entry.reference)} - {None})
+    """Hash of the source files of an entry's inputs, params, input values and
+    reference code: a change there must regenerate its golden bundles."""
+    makers = (entry.inputs, entry.params, entry.reference) + ((entry.input_values,) if entry.input_values else ())
+    files = sorted({inspect.getsourcefile(fn) for fn in makers} - {None})
     return _files_digest(tuple(files))
 
 

@@ -91,6 +91,8 @@ class Session:
         def compute() -> ReferenceBundle:
             fmt = format_named(case.dtype)
             inputs = uniform_inputs(case.entry.inputs(case), fmt, GOLDEN_SEED)
+            if case.entry.input_values:
+                inputs = case.entry.input_values(case, inputs)
             return ReferenceBundle(inputs, case.entry.reference(case, inputs))
         # The key holds everything the bundle depends on besides golden/*.py
         # and torch (BundleCache adds those): the case, the seed and the

@@ -82,6 +82,18 @@ MUTATIONS = [
              "    const int chunk = total / cores;",
              "matmul-fp32-fw-N13xM11xK7",
              "matmul-fp32-fw-N13xM11xK7-trans_B0-bias0-mm-c8"),
+    Mutation("relu_bw_passes_gradient_at_zero",  # x >= 0 instead of x > 0: dx must be 0 at x == 0
+             "sources/pulp_act_fp32.c",
+             "        dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;",
+             "        dx[i] = x[i] >= 0.0f ? dy[i] : 0.0f;",
+             "relu-fp32-bw-n17-",
+             "relu-fp32-bw-n17-direct-c1"),
+    Mutation("act_split_rounds_down",  # b = n / cores: the last n % cores elements are never written
+             "sources/pulp_act_fp16.c",
+             "    const long long b = (n + cores - 1) / cores;",
+             "    const long long b = n / cores;",
+             "sigmoid-bf16-fw-n17-",
+             "sigmoid-bf16-fw-n17-direct-c8"),
     Mutation("pool_dropped_last_output_row",
              "sources/pulp_pooling_fp32.c",
              "        const int oh = u - c * g.Ho;\n",

@@ -16,6 +16,8 @@
 #include "pulp_conv2d_fp16.h"
 #include "pulp_pooling_fp32.h"
 #include "pulp_pooling_fp16.h"
+#include "pulp_act_fp32.h"
+#include "pulp_act_fp16.h"
 #include "pulp_conv_pw_fp32.h"
 #include "pulp_conv_pw_fp16.h"
 #include "pulp_conv_dw_fp32.h"

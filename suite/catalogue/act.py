@@ -1,0 +1,120 @@
+"""Catalogue of the activations family: ReLU, LeakyReLU and Sigmoid, FW and BW.
+
+Element-wise on a flat vector of n = input->dim elements; the API's wrappers
+fork NUM_CORES themselves and split n in blocks of ceil(n / cores), so the
+sizes sit around the core counts (1, 3, 8) and the unroll factors a library
+may use (2, 4, 8, 16), with a prime and a realistic 1000-element map.
+No matmul: every case has the single variant "direct" per core count.
+
+Inputs are the entry's own (golden/act.py, edge_inputs): exact +0 and -0 for
+ReLU and LeakyReLU (the gradient at x == 0 is 0, resp. s*dy), saturating
+x from -87.5 to 104 for Sigmoid (golden/act.py says why not lower), and the Sigmoid BW's y is the rounded sigmoid of
+x (it reads the forward output, not x).
+"""
+from __future__ import annotations
+
+from golden import act
+from golden.formats import format_named
+from harness.cases import OpEntry
+
+ACT_SHAPES = tuple(dict(n=n) for n in (
+    1,                  # a single element: 2 of 3 cores and 7 of 8 get nothing
+    2, 3, 4,            # fewer elements than cores; around 3 cores and an unroll of 2 or 4
+    7, 8, 9,            # around 8 cores and an unroll of 8
+    15, 16, 17,         # around 2 x 8 and an unroll of 16: 17 on 8 cores leaves core 5 short, 6 and 7 idle
+    97,                 # prime
+    1000,               # realistic: a 10-channel 10x10 map; not a multiple of 3
+))
+
+STEPS = ("fw", "bw")
+
+# negative_slope in thousandths (the runner's params are ints, ops_act.c):
+# torch's default 0.01 and a large 0.2; neither is exact in any format, so
+# the slope the library receives is the rounded one (golden.act.leaky_slope).
+LEAKY_SLOPES_MILLI = (10, 200)
+
+
+def _suffix(dtype: str) -> str:
+    return "fp32" if dtype == "fp32" else "fp16"
+
+
+def _inputs_of(op: str):
+    names = ("x", "y", "dy") if op == "sigmoid" else ("x", "dy")
+    return lambda c: {name: (c.shape["n"],) for name in names}
+
+
+def _params(c) -> dict[str, int]:
+    params = {"n": c.shape["n"], "step": STEPS.index(c.step)}
+    if c.entry.name == "leakyrelu":
+        params["slope_milli"] = c.options["slope_milli"]
+    return params
+
+
+def _footprint(c) -> dict[str, int]:
+    """The buffers ops_act.c allocates for the step, as the primitive uses
+    them: FW x and y; BW dy, dx and what the BW reads besides (x, or the
+    forward output y for Sigmoid)."""
+    size = (4 if c.dtype == "fp32" else 2) * c.shape["n"]
+    if c.step == "fw":
+        return {"input": size, "output": size}
+    read = "output" if c.entry.name == "sigmoid" else "input"
+    return {read: size, "output_grad": size, "input_grad": size}
+
+
+def _entry(name: str, reference, options=None, tolerance_scale=None) -> OpEntry:
+    return OpEntry(
+        name=name,
+        unit="act",
+        runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
+        steps=STEPS,
+        dtypes=("fp32", "fp16", "bf16"),
+        shapes=ACT_SHAPES,
+        options=options or {},
+        inputs=_inputs_of(name),
+        params=_params,
+        input_values=lambda c, inputs: act.edge_inputs(name, inputs, format_named(c.dtype)),
+        reference=reference,
+        cores=(1, 3, 8),
+        kernels=lambda dtype, step: (0,),
+        kernel_names=lambda dtype: ("direct",),
+        footprint=_footprint,
+        tolerance_scale=tolerance_scale or {},
+    )
+
+
+RELU = _entry("relu", lambda c, inputs: act.relu(inputs, c.step))
+
+LEAKYRELU = _entry(
+    "leakyrelu",
+    lambda c, inputs: act.leakyrelu(inputs, c.step, act.leaky_slope(c.options["slope_milli"],
+                                                                     format_named(c.dtype))),
+    options={"slope_milli": LEAKY_SLOPES_MILLI},
+)
+
+SIGMOID = _entry(
+    "sigmoid",
+    lambda c, inputs: act.sigmoid(inputs, c.step, c.dtype),
+    # The FW calls expf, which is not a correctly rounded operation. With
+    # E = expf(-|x|) = e^-|x| (1 + d1), |d1| <= 2u (expf within one ulp:
+    # 1 ulp <= 2u relative; measured on every 97th float of [-104, 0]: glibc
+    # 0.502 ulp on host, picolibc 1.8 0.858 ulp on QEMU), the library's
+    # y = N / fl(1 + E) rounded (N = 1, or E for x < 0) satisfies
+    #   y / sigmoid(x) = (1 + d3) / ((1 + d2)(1 + t)),  |t| <= |d1|,
+    # since d(ln sigmoid)/d(ln E) lies in [-1, 1]. So |y - sigmoid(x)| <=
+    # ((1+u)/((1-u)(1-2u)) - 1) |y| <= gamma(4) |y|, one rounding more than
+    # the reduction of 3 the reference counts (exp, add, divide):
+    #   fp32: gamma(4)/gamma(3) = (4/3)(1-3u)/(1-4u) < 1.334 (u = 2^-24); the
+    #         underflow part, expf's <= 2 eta plus the divide's eta, is within
+    #         1.334 * 3 eta as well.
+    #   fp16, bf16: the library computes that binary32 value (error g|y|,
+    #         g = gamma32(4) < 2.4e-7, plus binary32 underflow < 6e-45) and
+    #         rounds it once (the reference's reduction 1): the error is
+    #         u(1+g)|y| + g|y| + eta, within s(gamma(1)|y| + eta) for
+    #         s = 1 + g/u + g: 1.00049 for fp16 (u = 2^-11), 1.00006 for bf16
+    #         (u = 2^-8); 6e-45 is below 0.001 eta in both. So 1.001.
+    # The factor is per dtype, so it also covers the BW (3 plain roundings,
+    # needing none); it widens the BW bound by at most a third of it.
+    tolerance_scale={"fp32": 1.334, "fp16": 1.001, "bf16": 1.001},
+)
+
+ENTRIES = [RELU, LEAKYRELU, SIGMOID]
