@@ -1,0 +1,80 @@
+/*
+ * Runner op of the optimizer: plain gradient descent (SGD), with and without
+ * weight decay, with and without biases.
+ *
+ * The optimizer is a per-core body forked by the caller (the API says so),
+ * so the runner forks it on the variant's team, as a deployment would.
+ *
+ * Compiled once per dtype (ptl_op_dtype.h). Tensors: w, dw [nw]; b, db [nb]
+ * (read only with use_biases 1). The update is in place, so the inputs are
+ * copied into guarded output buffers that the primitive updates: w_new and
+ * dw_new (the gradient, decayed in place when lambda != 0), and with biases
+ * b_new and db_new.
+ *
+ * learning_rate and weight_decay_lambda are floats; the params are ints, so
+ * they travel in millionths: lr_micro, lambda_micro (0..1000000), and the op
+ * makes (float)x_micro / 1000000.0f in binary32, rounded once more to fp16
+ * for the FP16 op (whose args hold fp16). golden/losses.py rounds the same.
+ */
+#include <string.h>
+
+#include "op_frame.h"
+#include "pmsis.h"
+#include "ptl_op_dtype.h"
+#include "ptl_platform.h"
+#include "ptl_runner.h"
+#include "pulp_train.h"
+
+#define OPTIM_PARAMS "nw nb use_biases lr_micro lambda_micro"
+#define OPTIM_INPUTS "w dw b db"
+#define OPTIM_OUTPUTS "w_new dw_new b_new db_new"
+
+/* A guarded output holding a copy of the input `name`; NULL after a failure. */
+static PTL_T *copied_output(struct op_frame *f, const char *input, const char *output, uint32_t count)
+{
+    PTL_T *src = op_frame_input(f, input, count);
+    PTL_T *dst = op_frame_output(f, output, count);
+    if (src && dst)
+        memcpy(dst, src, count * sizeof(PTL_T));
+    return dst;
+}
+
+static int run_sgd(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int nw = ptl_param(c, "nw", vi), nb = ptl_param(c, "nb", vi);
+    const int use_biases = ptl_param(c, "use_biases", vi);
+    const int lr_micro = ptl_param(c, "lr_micro", vi), lambda_micro = ptl_param(c, "lambda_micro", vi);
+    if (nw < 1 || nb < 1 || (use_biases != 0 && use_biases != 1) || lr_micro < 0 || lr_micro > 1000000 ||
+        lambda_micro < 0 || lambda_micro > 1000000) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "sgd params need nw, nb >= 1, use_biases 0 or 1, "
+                                             "0 <= lr_micro, lambda_micro <= 1000000");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *w = copied_output(&f, "w", "w_new", (uint32_t)nw);
+    PTL_T *dw = copied_output(&f, "dw", "dw_new", (uint32_t)nw);
+    PTL_T *b = use_biases ? copied_output(&f, "b", "b_new", (uint32_t)nb) : NULL;
+    PTL_T *db = use_biases ? copied_output(&f, "db", "db_new", (uint32_t)nb) : NULL;
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    const float lr = (float)lr_micro / 1000000.0f, lambda = (float)lambda_micro / 1000000.0f;
+    struct PTL_S(blob) weights = {.data = w, .diff = dw, .dim = nw, .W = nw, .H = 1, .C = 1};
+    struct PTL_S(blob) biases = {.data = b, .diff = db, .dim = use_biases ? nb : 0, .W = nb, .H = 1, .C = 1};
+#if PTL_OP_FP == 32
+    struct optim_args args = {.weights = &weights, .biases = &biases, .learning_rate = lr,
+                              .weight_decay_lambda = lambda, .use_biases = use_biases};
+#else
+    struct optim_args_fp16 args = {.weights = &weights, .biases = &biases, .learning_rate = fp16_from_f32(lr),
+                                   .weight_decay_lambda = fp16_from_f32(lambda), .use_biases = use_biases};
+#endif
+    ptl_measure_begin(vi);
+    pi_cl_team_fork(v.cores, PTL_F(pulp_gradient_descent_, ), &args);
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
+
+const struct ptl_op PTL_OP_TABLE[] = {
+    {PTL_OP_NAME("sgd"), OPTIM_PARAMS, OPTIM_INPUTS, OPTIM_OUTPUTS, "none", run_sgd},
+    {0},
+};
