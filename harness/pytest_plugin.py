@@ -27,7 +27,7 @@ from harness.reports import ReportRow, write_csv, write_junit, write_summary
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
-from harness.targets import make_target, target_names
+from harness.targets import choose_target, target_names
 
 TUNER_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_autotune.py"
 STAT_KEYS = ("builds_compiled", "builds_reused", "golden_generated", "golden_reused", "runner_invocations")
@@ -68,18 +68,6 @@ def parametrize_variants(entries: list[OpEntry]):
     params = [pytest.param(v, id=v.id, marks=[getattr(pytest.mark, f"feature_{f}") for f in v.case.features])
               for entry in entries for v in entry.variants()]
     return pytest.mark.parametrize("variant", params)
-
-
-def choose_target(name: str):
-    if name != "auto":
-        return make_target(name)
-    try:
-        qemu = make_target("qemu")
-        if qemu.unavailable_reason() is None:
-            return qemu
-    except (ImportError, ValueError):
-        pass
-    return make_target("host")
 
 
 class PtlPlugin:

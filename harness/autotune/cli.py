@@ -24,7 +24,7 @@ from harness.failures import CaseFailure
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
-from harness.targets import target_names
+from harness.targets import choose_target, target_names
 
 ROOT = Path(__file__).resolve().parents[2]
 DTYPES = ("fp32", "fp16", "bf16")
@@ -155,8 +155,6 @@ def report_wrong(results: list[StepResult], shown: int = 10) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
-    from harness.pytest_plugin import choose_target   # the regression's own choice of target
-
     if args.target != "auto" and args.target not in target_names():
         p.error(f"--target {args.target}: unknown target; choose one of {', '.join(target_names())}, or auto")
     if args.l1_bytes is not None and args.l1_bytes <= 0:
