@@ -30,6 +30,11 @@ class Reference:
     value: np.ndarray      # exact result in float64
     magnitude: np.ndarray  # sum over the reduction of |term|, same shape
     reduction: int         # rounded operations that contribute to one element
+    # Per-element absolute bound of the error that an approximation the API
+    # documents (fastexp_gist, q_rsqrt, CORDIC, a tanh approximation) may
+    # add to this output, propagated by the golden model from the bound the
+    # catalogue entry states (OpEntry.approximations). None: exact math.
+    approximation: np.ndarray | None = None
 
 
 @dataclass
@@ -42,6 +47,8 @@ class ReferenceBundle:
         for name, ref in self.outputs.items():
             arrays[f"out/{name}"] = ref.value
             arrays[f"mag/{name}"] = ref.magnitude
+            if ref.approximation is not None:
+                arrays[f"apx/{name}"] = ref.approximation
         meta = {"inputs": list(self.inputs), "outputs": {k: r.reduction for k, r in self.outputs.items()}}
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
         buffer = io.BytesIO()
@@ -54,7 +61,8 @@ class ReferenceBundle:
             meta = json.loads(archive["meta"].tobytes().decode())
             inputs = {k: archive[f"in/{k}"] for k in meta["inputs"]}
             outputs = {
-                k: Reference(archive[f"out/{k}"], archive[f"mag/{k}"], int(n))
+                k: Reference(archive[f"out/{k}"], archive[f"mag/{k}"], int(n),
+                             archive[f"apx/{k}"] if f"apx/{k}" in archive.files else None)
                 for k, n in meta["outputs"].items()
             }
         return cls(inputs, outputs)

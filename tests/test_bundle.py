@@ -17,7 +17,9 @@ def sample_bundle() -> ReferenceBundle:
                 "B": np.linspace(-1, 1, 12).reshape(4, 3)},
         outputs={"C": Reference(np.array([[1.5, -2.0, 0.25], [3.0, 4.0, -0.0]]),
                                 np.array([[2.5, 2.0, 0.75], [3.0, 5.0, 1.0]]), 4),
-                 "db": Reference(np.array([7.0]), np.array([7.0]), 0)},
+                 "db": Reference(np.array([7.0]), np.array([7.0]), 0),
+                 "y": Reference(np.array([0.5, 2.0]), np.array([0.5, 2.0]), 3,
+                                approximation=np.array([0.015, 0.06]))},
     )
 
 
@@ -31,7 +33,7 @@ def test_bundle_round_trips_through_bytes_exactly():
     original = sample_bundle()
     restored = ReferenceBundle.from_bytes(original.to_bytes())
     assert list(restored.inputs) == ["A", "B"]
-    assert list(restored.outputs) == ["C", "db"]
+    assert list(restored.outputs) == ["C", "db", "y"]
     for name, array in original.inputs.items():
         assert restored.inputs[name].dtype == np.float64
         np.testing.assert_array_equal(restored.inputs[name], array)
@@ -40,6 +42,10 @@ def test_bundle_round_trips_through_bytes_exactly():
         np.testing.assert_array_equal(got.value, ref.value)
         np.testing.assert_array_equal(got.magnitude, ref.magnitude)
         assert got.reduction == ref.reduction and isinstance(got.reduction, int)
+        if ref.approximation is None:
+            assert got.approximation is None
+        else:
+            np.testing.assert_array_equal(got.approximation, ref.approximation)
     assert np.signbit(restored.outputs["C"].value[1, 2])       # -0.0 survives
 
 
