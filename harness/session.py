@@ -7,6 +7,7 @@ variant, each either passed or failed with a failure class and a message.
 """
 from __future__ import annotations
 
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +77,10 @@ class Session:
         self.timeout = timeout
         self.golden = BundleCache(Path(cache_dir) / "golden")
         self.builds = BuildCache(Path(cache_dir))
-        self.workdir = Path(tempfile.mkdtemp(prefix="ptl-run-"))
+        # Scratch space of the runs; removed when the session is closed or
+        # collected, or when the interpreter exits, whoever made the session.
+        self._scratch = tempfile.TemporaryDirectory(prefix="ptl-run-", ignore_cleanup_errors=True)
+        self.workdir = Path(self._scratch.name)
         self._artefacts: dict[str, Artefact | CaseFailure] = {}
         self._results: dict[Case, dict[Variant, VariantResult]] = {}
         self._materials: dict[str, dict] = {}
@@ -222,6 +226,8 @@ class Session:
             raw = self.target.run(artefact.path, payload, self.timeout, workdir)
         except CaseFailure as failure:
             return {v: VariantResult(v, failure) for v in variants}
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)   # the run's output is in `raw`
         self.runs += 1
         try:
             decoded = decode_records(raw.output, payload_crc(payload))

@@ -22,6 +22,9 @@ SLICE = "maxpool and fp32"   # 60 variants, 20 cases, one build
 
 def suite(cache: Path, reports: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    # Some of these suites are killed, which leaves their scratch runs behind:
+    # keep those inside the test's own directory.
+    env["TMPDIR"] = str(cache.parent)
     return subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-q",
                              "-p", "no:xdist", "--target", "host", "-k", SLICE, "--ptl-cache", str(cache),
                              "--reports-dir", str(reports)],
