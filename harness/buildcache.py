@@ -22,18 +22,19 @@ SOURCE_SUFFIXES = {".c", ".h", ".S", ".s", ".ld", ".inc", ".def"}
 
 
 def digest_files(paths: Iterable[Path]) -> str:
-    """Hash of the names and bytes of files (directories are walked)."""
+    """Hash of the files' bytes and of their names relative to the path given
+    (directories are walked): the same sources checked out anywhere, on any
+    machine, give the same digest."""
     digest = hashlib.sha256()
-    files: list[Path] = []
-    for path in paths:
-        path = Path(path)
-        if path.is_dir():
-            files += [p for p in path.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES]
-        elif path.exists():
-            files.append(path)
-    for file in sorted(set(files)):
-        digest.update(str(file).encode())
-        digest.update(file.read_bytes())
+    for root_index, root in enumerate(map(Path, paths)):
+        if root.is_dir():
+            files = sorted((p.relative_to(root).as_posix(), p) for p in root.rglob("*")
+                           if p.is_file() and p.suffix in SOURCE_SUFFIXES)
+        else:
+            files = [(root.name, root)] if root.exists() else []
+        for name, file in files:
+            digest.update(f"{root_index}:{name}:{file.stat().st_size}:".encode())
+            digest.update(file.read_bytes())
     return digest.hexdigest()
 
 

@@ -126,3 +126,16 @@ def test_digest_of_sources_changes_with_content_and_ignores_other_suffixes(tmp_p
     assert digest_files([tmp_path]) == before
     (tmp_path / "a.c").write_text("int a = 1;")
     assert digest_files([tmp_path]) != before
+
+
+def test_digest_of_sources_is_the_same_for_a_copy_elsewhere_and_changes_with_a_rename(tmp_path):
+    """Shards on other machines, checked out at other paths, must agree on
+    the library digest (merge refuses reports of different digests)."""
+    for where in ("one/lib", "two/deeper/lib"):
+        (tmp_path / where / "include").mkdir(parents=True)
+        (tmp_path / where / "include" / "a.h").write_text("int a(void);")
+        (tmp_path / where / "b.c").write_text("int b;")
+    one = digest_files([tmp_path / "one/lib/include", tmp_path / "one/lib/b.c"])
+    assert digest_files([tmp_path / "two/deeper/lib/include", tmp_path / "two/deeper/lib/b.c"]) == one
+    (tmp_path / "one/lib/include/a.h").rename(tmp_path / "one/lib/include/c.h")
+    assert digest_files([tmp_path / "one/lib/include", tmp_path / "one/lib/b.c"]) != one
