@@ -47,6 +47,16 @@ class KnownFailure:
     reason: str
 
 
+@dataclass
+class ChainedCheck:
+    """What a chained run is judged by, computed after the run from the
+    device's own outputs (OpEntry.chained): the references by output name,
+    and files for the report (name -> text, e.g. an SVG plot)."""
+
+    references: dict[str, Reference]
+    attachments: dict[str, str] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, eq=False)
 class OpEntry:
     name: str
@@ -79,6 +89,12 @@ class OpEntry:
     # the grid (exact zeros, saturating magnitudes, one tensor derived from
     # another). None keeps the uniform inputs.
     input_values: Callable[["Case", dict], dict] | None = None
+    # A chained run (a training run: step k starts from the device's state
+    # after step k-1) is judged against references that depend on the
+    # device's outputs: chained(case, inputs, outputs as float64 by name)
+    # gives them after the run, in place of `reference`'s, which then only
+    # fixes the output shapes (and may serve as the float64 trajectory).
+    chained: Callable[["Case", dict, dict], ChainedCheck] | None = None
     # Documented error bounds of the API approximations the primitive uses
     # (name -> bound, e.g. {"fastexp_gist_rel": 0.03}), each stated once here
     # with its source in a comment. The golden model propagates them to each
@@ -185,7 +201,8 @@ class Variant:
 def entry_source_digest(entry: OpEntry) -> str:
     """Hash of the source files of an entry's inputs, params, input values and
     reference code: a change there must regenerate its golden bundles."""
-    makers = (entry.inputs, entry.params, entry.reference) + ((entry.input_values,) if entry.input_values else ())
+    makers = (entry.inputs, entry.params, entry.reference) + tuple(
+        hook for hook in (entry.input_values, entry.chained) if hook)
     files = sorted({inspect.getsourcefile(fn) for fn in makers} - {None})
     return _files_digest(tuple(files))
 

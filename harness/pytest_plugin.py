@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from golden.bundle import write_atomically
 from harness import failures
 from harness.failures import CaseFailure
 from harness.cases import FEATURES, OpEntry, Variant
@@ -155,6 +156,7 @@ class PtlPlugin:
             pytest.fail(f"[load] target {self.target.name} is not available: {reason}", pytrace=False)
         group = self.selected.get(variant.case) or [variant]
         result = self.session.results_for(variant.case, group)[variant]
+        self._attach(request, variant, result.attachments)
         counters = result.counters
         _record(request, variant, self.target.name,
                 unit=counters.unit if counters else self.target.capabilities.counter_unit,
@@ -174,6 +176,15 @@ class PtlPlugin:
             _note_expectation(request, self.expectations, expected, expected.label)
             pytest.xfail(f"[{expected.label}] {expected.reason} ({expected.where})\n{result.failure}")
         pytest.fail(str(result.failure), pytrace=False)
+
+    def _attach(self, request, variant: Variant, attachments: dict[str, str]) -> None:
+        """A chained run's report files, under <reports>/attachments/<variant id>/."""
+        if not attachments:
+            return
+        folder = Path(self.config.getoption("reports_dir")) / "attachments" / variant.id
+        for name, text in attachments.items():
+            write_atomically(folder / name, text.encode())
+        request.node.user_properties.append(("attachments", str(folder)))
 
     # ---- reporting ---------------------------------------------------------
 

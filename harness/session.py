@@ -48,6 +48,7 @@ class VariantResult:
     max_ulp: int | None = None
     mean_ulp: float | None = None
     worst_ratio: float | None = None
+    attachments: dict[str, str] = field(default_factory=dict)   # report files of a chained run
 
     @property
     def passed(self) -> bool:
@@ -285,13 +286,24 @@ class Session:
         scale = variant.case.entry.tolerance_scale.get(variant.case.dtype, 1.0)
         result = VariantResult(variant, counters=self._counters(out, raw))
         reports, ulps, means, ratios = [], [], [], []
-        for name, reference in bundle.outputs.items():
-            tensor_index = layout.output_names.index(name)
-            if tensor_index not in out.tensors:
-                result.failure = CaseFailure(failures.TRANSPORT, f"output tensor {name} never arrived\n{where}")
+        missing = [name for name in bundle.outputs if layout.output_names.index(name) not in out.tensors]
+        if missing:
+            result.failure = CaseFailure(failures.TRANSPORT, f"output tensor {missing[0]} never arrived\n{where}")
+            return result
+        bits = {name: out.tensors[layout.output_names.index(name)] for name in bundle.outputs}
+        references = bundle.outputs
+        if variant.case.entry.chained:
+            device = {name: fmt.from_bits(b).reshape(bundle.outputs[name].value.shape) for name, b in bits.items()
+                      if b.size == bundle.outputs[name].value.size}
+            if len(device) < len(bits):
+                result.failure = CaseFailure(failures.TRANSPORT, f"an output of the chained run has the wrong "
+                                                                 f"size\n{where}")
                 return result
+            check = variant.case.entry.chained(variant.case, bundle.inputs, device)
+            references, result.attachments = check.references, check.attachments
+        for name, reference in references.items():
             try:
-                comparison = compare_tensor(name, out.tensors[tensor_index], reference, fmt, scale)
+                comparison = compare_tensor(name, bits[name], reference, fmt, scale)
             except CaseFailure as failure:
                 result.failure = failure
                 return result

@@ -1,0 +1,209 @@
+"""References for the training runs (harness/runtime/runner/ops_train.c).
+
+The CNN: x -> conv2d 3x3 (pad 1) -> ReLU -> maxpool 2x2/2 -> linear ->
+CrossEntropy, no biases, plain gradient descent, one sample per step.
+
+Two references:
+
+- `trajectory`: PyTorch trains the same network in float64 from the same
+  initial weights and data (inputs on the format's grid). It is what a user
+  compares with, and it is plotted; it is not what the device is judged by
+  (see below).
+- `teacher_forced`: step k recomputed in float64 from the device's own
+  weights after step k-1, with a bound per element that propagates every
+  rounding of the step through the network, so each step is judged as
+  strictly as a single primitive is.
+
+How the error grows with the steps. By induction over k, a device run that
+passes every teacher-forced step is the exact training run of this network
+under per-step perturbations d_k (the step bounds below, in the weights).
+Its distance to the float64 trajectory then obeys e_k <= L_k e_{k-1} + d_k,
+L_k the Lipschitz constant of one training step (about 1 + lr ||Hessian||),
+so it can grow geometrically with k. That constant has no rigorous bound
+here (ReLU and max pooling make the step map only piecewise smooth), so the
+suite asserts the teacher-forced steps and reports the distance to the
+trajectory (the loss plot), instead of asserting a bound that would be
+tuned.
+
+The step bound. u is the format's unit roundoff, g(n) = nu/(1-nu), eta half
+the smallest subnormal, E_v the bound on the device value of v. Every
+primitive's own rounding is the bound its catalogue family uses (a dot
+product of n terms: g(n) sum |terms| + n eta), evaluated on magnitudes that
+include the incoming error, and the incoming error is carried through each
+layer by its Lipschitz map:
+  conv   E_z1 = g(n1) conv(|x|, |w1|) + n1 eta            (n1 = Ci*9; x, w1 exact)
+  ReLU   E_a1 = E_z1                                      (1-Lipschitz, exact selection)
+  pool   E_p  = max over the window of E_a1               (max is 1-Lipschitz in sup norm)
+  linear E_z2 = |w2| E_p + g(F) |w2| (|p| + E_p) + F eta
+  CE fw  |loss(z2') - loss(z2)| <= (|S| + sum|t|) max E_z2 (lse is 1-Lipschitz in
+         sup norm), plus the CE's own bound (golden/losses.py, at z2)
+  CE bw  softmax(z2') / softmax(z2) lies in [e^-2D, e^2D] (D = max E_z2), so
+         E_dz2 = |S| softmax(z2) (e^2D - 1) plus the CE BW's own bound
+  WG lin E_dw2 = E_dz2 (|p| + E_p) + |dz2| E_p + u (|dz2| + E_dz2)(|p| + E_p) + eta
+  IG lin E_dp = |w2|^T E_dz2 + g(K) |w2|^T (|dz2| + E_dz2) + K eta
+  pool bw routes dp to the window's maximum. Where the device's maximum
+         may differ (another element within the error bounds: ties of
+         zeros after ReLU are common), every candidate gets |dp| + E_dp,
+         since the device puts dp there or nothing; else the maximum gets
+         E_dp and the rest exact zeros.
+  ReLU bw E_dz1 = E_da1 where z1 > E_z1, 0 where z1 < -E_z1, and |da1| + E_da1
+         where z1 is within its bound of 0 (the device may pass or block).
+  WG conv E_dw1 = corr(|x|, E_dz1) + g(H*W) corr(|x|, |dz1| + E_dz1) + H*W eta
+  SGD    w' = w - lr g, two roundings: E_w' = lr E_g + g(2)(|w| + lr (|g| + E_g)) + 2 eta
+The magnitudes are evaluated at the float64 values plus their bounds, so
+they bound the device's own magnitudes.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from golden import losses
+from golden.formats import NumberFormat
+
+FROZEN_CONV, FROZEN_LINEAR = 1, 2
+
+
+def _t(a: np.ndarray) -> torch.Tensor:
+    return torch.tensor(a, dtype=torch.float64)
+
+
+def _gamma(n: int, u: float) -> float:
+    if n * u >= 0.5:
+        raise ValueError(f"a reduction of {n} terms has no error bound at u = {u:.3g}; use a smaller network")
+    return n * u / (1 - n * u)
+
+
+def _conv(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return F.conv2d(x.unsqueeze(0), w, padding=1)[0]
+
+
+def _conv_weight_grad(x: torch.Tensor, dz: torch.Tensor, w_shape) -> torch.Tensor:
+    return torch.nn.grad.conv2d_weight(x.unsqueeze(0), w_shape, dz.unsqueeze(0), padding=1)
+
+
+def _forward_backward(x, t, w1, w2):
+    """Exact float64 loss and gradients of one sample, and the intermediates."""
+    w1 = w1.clone().requires_grad_(True)
+    w2 = w2.clone().requires_grad_(True)
+    z1 = _conv(x, w1)
+    z1.retain_grad()
+    a1 = torch.relu(z1)
+    a1.retain_grad()
+    p = F.max_pool2d(a1.unsqueeze(0), 2)[0]
+    p.retain_grad()
+    z2 = w2 @ p.reshape(-1)
+    z2.retain_grad()
+    s = float(t.sum()) or 1.0
+    loss = torch.logsumexp(z2, 0) * s - (t * z2).sum()
+    loss.backward()
+    return dict(loss=loss.detach(), z1=z1.detach(), a1=a1.detach(), p=p.detach(), z2=z2.detach(),
+                dz1=z1.grad, da1=a1.grad, dp=p.grad, dz2=z2.grad, dw1=w1.grad, dw2=w2.grad)
+
+
+def trajectory(inputs: dict[str, np.ndarray], steps: int, lr: float, frozen: int) -> dict[str, np.ndarray]:
+    """The float64 training run from the initial weights: loss, gradients and
+    weights after each step, by output name."""
+    xs, ts = _t(inputs["x"]), _t(inputs["t"])
+    w1, w2 = _t(inputs["w1"]), _t(inputs["w2"])
+    rows = {name: [] for name in ("loss", "g1", "g2", "w1s", "w2s")}
+    for k in range(steps):
+        r = _forward_backward(xs[k % len(xs)], ts[k % len(ts)], w1, w2)
+        g1 = torch.zeros_like(w1) if frozen & FROZEN_CONV else r["dw1"]
+        g2 = torch.zeros_like(w2) if frozen & FROZEN_LINEAR else r["dw2"]
+        w1, w2 = w1 - lr * g1, w2 - lr * g2
+        for name, value in (("loss", r["loss"]), ("g1", g1), ("g2", g2), ("w1s", w1), ("w2s", w2)):
+            rows[name].append(value.numpy().reshape(-1))
+    return {name: np.stack(values).reshape(steps, -1) if name != "loss" else np.concatenate(values)
+            for name, values in rows.items()}
+
+
+def _ce_bound(z2: np.ndarray, t: np.ndarray, step: str, fmt: NumberFormat, scale: float) -> np.ndarray:
+    """The CrossEntropy primitive's own bound at logits z2 (golden/losses.py)."""
+    ref = losses.crossentropy({"o": z2, "t": t}, step, fmt)["loss" if step == "fw" else "do"]
+    n = ref.reduction
+    return scale * (_gamma(n, fmt.unit_roundoff) * np.asarray(ref.magnitude) + n * fmt.smallest_subnormal / 2)
+
+
+def _pool_backward_bound(a1, e_a1, dp, e_dp) -> tuple[torch.Tensor, torch.Tensor]:
+    """Max pooling's backward: the exact routing (first maximum, as torch)
+    and the bound per input element, widened where the device's maximum may
+    be another element of the window."""
+    C, H, W = a1.shape
+    win = a1.reshape(C, H // 2, 2, W // 2, 2).permute(0, 1, 3, 2, 4).reshape(C, H // 2, W // 2, 4)
+    err = e_a1.reshape(C, H // 2, 2, W // 2, 2).permute(0, 1, 3, 2, 4).reshape(C, H // 2, W // 2, 4)
+    lowest_max = (win - err).max(dim=-1, keepdim=True).values
+    candidates = (win + err) >= lowest_max
+    ambiguous = candidates.sum(dim=-1, keepdim=True) > 1
+    first = torch.zeros_like(win, dtype=torch.bool).scatter_(-1, win.argmax(dim=-1, keepdim=True), True)
+    da1 = torch.where(first, dp.unsqueeze(-1), torch.zeros_like(win))
+    bound = torch.where(ambiguous, torch.where(candidates, dp.abs().unsqueeze(-1) + e_dp.unsqueeze(-1), 0.0),
+                        torch.where(first, e_dp.unsqueeze(-1), 0.0))
+
+    def back(v):
+        return v.reshape(C, H // 2, W // 2, 2, 2).permute(0, 1, 3, 2, 4).reshape(C, H, W)
+    return back(da1), back(bound)
+
+
+def teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray], lr: float, frozen: int,
+                   fmt: NumberFormat, ce_scale: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every step from the device's weights after the step before: the
+    exact value and the bound of each output, (value, bound) by name."""
+    u, eta = fmt.unit_roundoff, fmt.smallest_subnormal / 2
+    xs, ts = _t(inputs["x"]), _t(inputs["t"])
+    steps = outputs["loss"].size
+    w1_dev, w2_dev = _t(outputs["w1s"]), _t(outputs["w2s"])
+    w1_shape = inputs["w1"].shape
+    rows = {name: ([], []) for name in ("loss", "g1", "g2", "w1s", "w2s")}
+    for k in range(steps):
+        w1 = _t(inputs["w1"]) if k == 0 else w1_dev[k - 1].reshape(w1_shape)
+        w2 = _t(inputs["w2"]) if k == 0 else w2_dev[k - 1].reshape(inputs["w2"].shape)
+        x, t = xs[k % len(xs)], ts[k % len(ts)]
+        r = _forward_backward(x, t, w1, w2)
+        ci = x.shape[0]
+        n1, n_f, n_k = ci * 9, r["p"].numel(), t.numel()
+        hw = x.shape[1] * x.shape[2]
+        # forward
+        e_z1 = _gamma(n1, u) * _conv(x.abs(), w1.abs()) + n1 * eta
+        e_p = F.max_pool2d(e_z1.unsqueeze(0), 2)[0]
+        p, e_pf = r["p"].reshape(-1), e_p.reshape(-1)
+        e_z2 = w2.abs() @ e_pf + _gamma(n_f, u) * (w2.abs() @ (p.abs() + e_pf)) + n_f * eta
+        d = float(e_z2.max())
+        s = float(t.sum()) or 1.0
+        t_abs = float(t.abs().sum())
+        z2_np, t_np = r["z2"].numpy(), t.numpy()
+        e_loss = (abs(s) + t_abs) * d + float(_ce_bound(z2_np, t_np, "fw", fmt, ce_scale).reshape(-1)[0])
+        # backward
+        softmax = torch.softmax(r["z2"], 0)
+        e_dz2 = abs(s) * softmax * math.expm1(2 * d) + _t(_ce_bound(z2_np, t_np, "bw", fmt, ce_scale))
+        dz2 = r["dz2"]
+        e_dw2 = (torch.outer(e_dz2, p.abs() + e_pf) + torch.outer(dz2.abs(), e_pf)
+                 + u * torch.outer(dz2.abs() + e_dz2, p.abs() + e_pf) + eta)
+        e_dp = w2.abs().T @ e_dz2 + _gamma(n_k, u) * (w2.abs().T @ (dz2.abs() + e_dz2)) + n_k * eta
+        da1, e_da1 = _pool_backward_bound(r["a1"], e_z1, r["dp"], e_dp.reshape(r["p"].shape))
+        z1 = r["z1"]
+        e_dz1 = torch.where(z1 > e_z1, e_da1, torch.where(z1 < -e_z1, 0.0, da1.abs() + e_da1))
+        dz1 = torch.where(z1 > 0, da1, 0.0)
+        e_dw1 = (_conv_weight_grad(x.abs(), e_dz1, w1.shape)
+                 + _gamma(hw, u) * _conv_weight_grad(x.abs(), dz1.abs() + e_dz1, w1.shape) + hw * eta)
+        # the update, per layer
+        for name, gname, w, g, e_g, bit in (("w1s", "g1", w1, r["dw1"], e_dw1, FROZEN_CONV),
+                                             ("w2s", "g2", w2, r["dw2"], e_dw2, FROZEN_LINEAR)):
+            if frozen & bit:   # no gradient, no update: zeros and the same weights, bit for bit
+                g_value, g_bound, w_value, w_bound = torch.zeros_like(w), torch.zeros_like(w), w, torch.zeros_like(w)
+            else:
+                g_value, g_bound = g, e_g
+                w_value = w - lr * g
+                w_bound = lr * e_g + _gamma(2, u) * (w.abs() + lr * (g.abs() + e_g)) + 2 * eta
+            rows[gname][0].append(g_value.reshape(-1))
+            rows[gname][1].append(g_bound.reshape(-1))
+            rows[name][0].append(w_value.reshape(-1))
+            rows[name][1].append(w_bound.reshape(-1))
+        rows["loss"][0].append(r["loss"].reshape(1))
+        rows["loss"][1].append(torch.tensor([e_loss], dtype=torch.float64))
+    return {name: (torch.stack(values).numpy().reshape(outputs[name].shape),
+                   torch.stack(bounds).numpy().reshape(outputs[name].shape))
+            for name, (values, bounds) in rows.items()}

@@ -1,0 +1,123 @@
+"""Catalogue of the training runs: a small CNN trained on the device for 20
+steps with the library's own primitives (harness/runtime/runner/ops_train.c),
+checked after every step against PyTorch in float64.
+
+  x [2 x 8 x 8] -> conv2d 3x3, pad 1, 4 channels -> ReLU -> maxpool 2x2/2
+  -> linear 64 -> 3 -> CrossEntropy; gradient descent, lr 1/16
+
+Four samples, one per step in turn, with one-hot labels. Each step is judged
+teacher-forced: recomputed in float64 from the device's weights after the
+step before, with the propagated bound of golden/training.py (which also says
+how the distance to the free-running float64 run grows with the steps, and
+why that distance is reported, as the loss plot, rather than asserted).
+A failure's worst elements are indexed (step, element).
+
+Sparse updates: frozen 1 keeps the conv fixed (no weight gradient, no
+update), frozen 2 the linear layer, whose input gradient must still reach
+the conv. A frozen layer's weights must stay bit-identical.
+
+dtypes: fp32 and IEEE fp16. Not bf16: the conv's weight gradient sums
+H*W = 64 products, and gamma(64) at bfloat16's u = 2^-8 is 0.33, a bound
+that says nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from golden import training
+from golden.bundle import Reference
+from golden.formats import format_named
+from golden.losses import micro_value
+from harness.cases import ChainedCheck, OpEntry
+from harness.lineplot import line_plot_svg
+from suite.catalogue.losses import CROSSENTROPY
+
+CNN_SHAPES = (dict(Ci=2, H=8, W=8, Co=4, K=3, S=4, N=20),)
+LR_MICRO = 62500     # 1/16, exact in every format
+OUTPUTS = ("loss", "g1", "g2", "w1s", "w2s")
+
+
+def _sizes(c) -> dict[str, int]:
+    s = c.shape
+    n_p = s["Co"] * (s["H"] // 2) * (s["W"] // 2)
+    return dict(n_w1=s["Co"] * s["Ci"] * 9, n_w2=s["K"] * n_p)
+
+
+def _inputs(c) -> dict[str, tuple[int, ...]]:
+    s = c.shape
+    n_p = s["Co"] * (s["H"] // 2) * (s["W"] // 2)
+    return {"x": (s["S"], s["Ci"], s["H"], s["W"]), "t": (s["S"], s["K"]),
+            "w1": (s["Co"], s["Ci"], 3, 3), "w2": (s["K"], n_p)}
+
+
+def _input_values(c, inputs: dict) -> dict:
+    """One-hot labels (sample i has class i mod K) and initial weights scaled
+    by powers of two, so they stay on the grid: conv 1/2, linear 1/4 (a
+    fan-in of 18 and 64)."""
+    s = c.shape
+    t = np.zeros((s["S"], s["K"]))
+    t[np.arange(s["S"]), np.arange(s["S"]) % s["K"]] = 1.0
+    return dict(inputs, t=t, w1=inputs["w1"] / 2, w2=inputs["w2"] / 4)
+
+
+def _params(c) -> dict[str, int]:
+    return {**c.shape, "lr_micro": LR_MICRO, "frozen": c.options["frozen"]}
+
+
+def _lr(c) -> float:
+    return micro_value(LR_MICRO, format_named(c.dtype))
+
+
+def _reference(c, inputs) -> dict[str, Reference]:
+    """The float64 trajectory; the judged references are the chained ones."""
+    run = training.trajectory(inputs, c.shape["N"], _lr(c), c.options["frozen"])
+    return {name: Reference(run[name], np.abs(run[name]), 0) for name in OUTPUTS}
+
+
+def _chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
+    fmt = format_named(c.dtype)
+    steps = training.teacher_forced(inputs, outputs, _lr(c), c.options["frozen"], fmt,
+                                    CROSSENTROPY.tolerance_scale.get(c.dtype, 1.0))
+    references = {name: Reference(value, np.zeros_like(value), 0, approximation=bound)
+                  for name, (value, bound) in steps.items()}
+    free = training.trajectory(inputs, c.shape["N"], _lr(c), c.options["frozen"])
+    plot = line_plot_svg(f"CNN training, {c.dtype}, frozen={c.options['frozen']}: loss per step", "step",
+                         "cross-entropy loss", {"device": list(outputs["loss"]),
+                                                "PyTorch float64": list(free["loss"])},
+                         dashed=("PyTorch float64",))
+    return ChainedCheck(references, {"loss.svg": plot})
+
+
+def _footprint(c) -> dict[str, int]:
+    """What ops_train.c keeps in L1 at once: data set, weights and their
+    gradients, activations and their gradients, the im2col buffer."""
+    s, z = c.shape, _sizes(c)
+    size = 4 if c.dtype == "fp32" else 2
+    n_z1 = s["Co"] * s["H"] * s["W"]
+    n_p = n_z1 // 4
+    return {"data": size * s["S"] * (s["Ci"] * s["H"] * s["W"] + s["K"]),
+            "weights": size * 2 * (z["n_w1"] + z["n_w2"]),
+            "activations": size * 2 * (2 * n_z1 + n_p + s["K"]),
+            "im2col": size * s["Ci"] * 9 * s["H"] * s["W"]}
+
+
+CNN = OpEntry(
+    name="train_cnn",
+    unit="train",
+    runner_op=lambda dtype: "train_cnn_fp32" if dtype == "fp32" else "train_cnn_fp16",
+    steps=("train",),
+    dtypes=("fp32", "fp16"),
+    shapes=CNN_SHAPES,
+    options={"frozen": (0, training.FROZEN_CONV, training.FROZEN_LINEAR)},
+    inputs=_inputs,
+    params=_params,
+    input_values=_input_values,
+    reference=_reference,
+    chained=_chained,
+    cores=(1, 8),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("mm",),
+    footprint=_footprint,
+)
+
+ENTRIES = [CNN]
