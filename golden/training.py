@@ -161,6 +161,14 @@ def teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray]
     for k in range(steps):
         w1 = _t(inputs["w1"]) if k == 0 else w1_dev[k - 1].reshape(w1_shape)
         w2 = _t(inputs["w2"]) if k == 0 else w2_dev[k - 1].reshape(inputs["w2"].shape)
+        if not (torch.isfinite(w1).all() and torch.isfinite(w2).all()):
+            # The device's state is no longer a number: no step from it can
+            # be right. NaN references fail every element of the steps left.
+            for name, (values, bounds) in rows.items():
+                size = outputs[name].size // steps
+                values += [torch.full((size,), math.nan, dtype=torch.float64)] * (steps - k)
+                bounds += [torch.zeros(size, dtype=torch.float64)] * (steps - k)
+            break
         x, t = xs[k % len(xs)], ts[k % len(ts)]
         r = _forward_backward(x, t, w1, w2)
         ci = x.shape[0]

@@ -160,6 +160,12 @@ MUTATIONS = [
              "            w[i] = w[i] - lr * g[i];\n            g[i] = g[i] + lambda * w[i];\n",
              "sgd-fp32-update-nw17xnb5 and lambda_micro100000",
              "sgd-fp32-update-nw17xnb5-use_biases1-lr_micro500000-lambda_micro100000-direct-c3"),
+    Mutation("frozen_layer_stops_the_gradient",  # skip_wg_grad also skips the input gradient
+             "sources/pulp_linear_fp32.c",
+             "    if (!la->skip_in_grad)\n        pulp_linear_fp32_bw_input_grads_cl",
+             "    if (!la->skip_in_grad && !la->skip_wg_grad)\n        pulp_linear_fp32_bw_input_grads_cl",
+             "train_cnn-fp32-train-Ci2xH8xW8xCo4xK3xS4xN20-frozen2",
+             "train_cnn-fp32-train-Ci2xH8xW8xCo4xK3xS4xN20-frozen2-mm-c8"),
     Mutation("dw_pad_on_the_wrong_side",
              "sources/pulp_conv_dw_impl.h",
              "    g->L = a->Lpad;",
