@@ -166,6 +166,18 @@ MUTATIONS = [
              "    if (!la->skip_in_grad && !la->skip_wg_grad)\n        pulp_linear_fp32_bw_input_grads_cl",
              "train_cnn-fp32-train-Ci2xH8xW8xCo4xK3xS4xN20-frozen2",
              "train_cnn-fp32-train-Ci2xH8xW8xCo4xK3xS4xN20-frozen2-mm-c8"),
+    Mutation("sumnode_overwrites_the_skip_gradient",  # = instead of +=: the skip branch's own gradient is lost
+             "sources/pulp_residual_impl.h",
+             "        ds[i] = RES_ADD(ds[i], dy[i]);",
+             "        ds[i] = dy[i];",
+             "residual-fp32-sumnode_bw-n17-",
+             "residual-fp32-sumnode_bw-n17-skip_in_grad0-mismatch0-direct-c3"),
+    Mutation("residual_ignores_a_size_mismatch",  # sums over output->dim although lout is shorter
+             "sources/pulp_residual_impl.h",
+             "    if (res_sizes_differ(\"pulp_residualconn\", a->skip, \"skip\", a->lout, \"lout\") ||",
+             "    if (0 ||",
+             "residual-bf16-fw-n9-",
+             "residual-bf16-fw-n9-skip_in_grad0-mismatch1-direct-c8"),
     Mutation("dw_pad_on_the_wrong_side",
              "sources/pulp_conv_dw_impl.h",
              "    g->L = a->Lpad;",

@@ -20,6 +20,8 @@
 #include "pulp_losses_fp16.h"
 #include "pulp_optimizers_fp32.h"
 #include "pulp_optimizers_fp16.h"
+#include "pulp_residual_fp32.h"
+#include "pulp_residual_fp16.h"
 #include "pulp_act_fp32.h"
 #include "pulp_act_fp16.h"
 #include "pulp_conv_pw_fp32.h"

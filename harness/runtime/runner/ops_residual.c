@@ -1,0 +1,97 @@
+/*
+ * Runner op of the residual connection: the forward sum, the sum node's
+ * backward (skip->diff += output->diff) and the residual backward
+ * (lout->diff = output->diff), forked inside the primitive (NUM_CORES, which
+ * the runner has set to the variant's core count). No matmul: kernel 0.
+ *
+ * Compiled once per dtype (ptl_op_dtype.h). Params:
+ *   n             element count of every tensor
+ *   step          0 FW, 1 sum node BW, 2 residual BW
+ *   skip_in_grad  the sum node's flag (1: skip->diff is left alone)
+ *   mismatch      1: the blob the step combines with output is one element
+ *                 short (FW, residual BW: lout; sum node: skip), so the
+ *                 call must write nothing
+ * Tensors in: skip, lout (FW), dy (output->diff, BW), dskip (the skip
+ * gradient the sum node adds to), old (what the FW output and the residual
+ * BW's lout->diff hold before the call). Out: y (FW), dskip_new (sum node:
+ * dskip after the call), dlout (residual BW). Each output starts as the
+ * input it is made from (old, dskip), so a call that writes nothing leaves
+ * exactly that.
+ */
+#include <string.h>
+
+#include "op_frame.h"
+#include "pmsis.h"
+#include "ptl_op_dtype.h"
+#include "ptl_platform.h"
+#include "ptl_runner.h"
+#include "pulp_train.h"
+
+enum { RES_STEP_FW = 0, RES_STEP_SUMNODE = 1, RES_STEP_BW = 2 };
+
+#if PTL_OP_FP == 32
+#define RES_FW pulp_residualconn_fp32_fw
+#define RES_SUMNODE pulp_sumnode_fp32_bw
+#define RES_BW pulp_residualconn_fp32_bw
+#else
+#define RES_FW pulp_residualconn_fp16_fw
+#define RES_SUMNODE pulp_sumnode_fp16_bw
+#define RES_BW pulp_residualconn_fp16_bw
+#endif
+
+/* A guarded output holding a copy of the input `name`; NULL after a failure. */
+static PTL_T *output_from(struct op_frame *f, const char *input, const char *output, uint32_t count)
+{
+    PTL_T *src = op_frame_input(f, input, count);
+    PTL_T *dst = op_frame_output(f, output, count);
+    if (src && dst)
+        memcpy(dst, src, count * sizeof(PTL_T));
+    return dst;
+}
+
+static int run_residual(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v; /* direct code: no kernel index */
+    const int n = ptl_param(c, "n", vi), step = ptl_param(c, "step", vi);
+    const int skip_in_grad = ptl_param(c, "skip_in_grad", vi), mismatch = ptl_param(c, "mismatch", vi);
+    if (n < 2 || step < RES_STEP_FW || step > RES_STEP_BW || (skip_in_grad != 0 && skip_in_grad != 1) ||
+        (mismatch != 0 && mismatch != 1)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "residual params need n >= 2, step 0 (FW), 1 (sum node BW) or "
+                                             "2 (residual BW), skip_in_grad and mismatch 0 or 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    const uint32_t count = (uint32_t)n;
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *skip = step == RES_STEP_FW ? op_frame_input(&f, "skip", count) : NULL;
+    PTL_T *lout = step == RES_STEP_FW ? op_frame_input(&f, "lout", count) : NULL;
+    PTL_T *dy = step != RES_STEP_FW ? op_frame_input(&f, "dy", count) : NULL;
+    PTL_T *y = step == RES_STEP_FW ? output_from(&f, "old", "y", count) : NULL;
+    PTL_T *dskip = step == RES_STEP_SUMNODE ? output_from(&f, "dskip", "dskip_new", count) : NULL;
+    PTL_T *dlout = step == RES_STEP_BW ? output_from(&f, "old", "dlout", count) : NULL;
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    const int short_dim = n - mismatch;
+    struct PTL_S(blob) skip_blob = {.data = skip, .diff = dskip,
+                                    .dim = step == RES_STEP_SUMNODE ? short_dim : n, .W = n, .H = 1, .C = 1};
+    struct PTL_S(blob) lout_blob = {.data = lout, .diff = dlout,
+                                    .dim = step == RES_STEP_SUMNODE ? n : short_dim, .W = n, .H = 1, .C = 1};
+    struct PTL_S(blob) output_blob = {.data = y, .diff = dy, .dim = n, .W = n, .H = 1, .C = 1};
+    struct PTL_S(SkipConn_args) args = {.skip = &skip_blob, .lout = &lout_blob, .output = &output_blob,
+                                        .skip_in_grad = skip_in_grad};
+    ptl_measure_begin(vi);
+    if (step == RES_STEP_FW)
+        RES_FW(&args);
+    else if (step == RES_STEP_SUMNODE)
+        RES_SUMNODE(&args);
+    else
+        RES_BW(&args);
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
+
+const struct ptl_op PTL_OP_TABLE[] = {
+    {PTL_OP_NAME("residual"), "n step skip_in_grad mismatch", "skip lout dy dskip old", "y dskip_new dlout",
+     "none", run_residual},
+    {0},
+};
