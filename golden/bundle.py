@@ -30,11 +30,13 @@ class Reference:
     value: np.ndarray      # exact result in float64
     magnitude: np.ndarray  # sum over the reduction of |term|, same shape
     reduction: int         # rounded operations that contribute to one element
-    # Per-element absolute bound of the error that an approximation the API
-    # documents (fastexp_gist, q_rsqrt, CORDIC, a tanh approximation) may
-    # add to this output, propagated by the golden model from the bound the
-    # catalogue entry states (OpEntry.approximations). None: exact math.
-    approximation: np.ndarray | None = None
+    # Per-element absolute bound of the error this output inherits beyond
+    # the roundings counted by magnitude and reduction, propagated to it by
+    # the golden model: the documented bound of an API approximation
+    # (fastexp_gist, q_rsqrt, CORDIC; stated in OpEntry.approximations), or
+    # the bounds of earlier operations of a chain (statistics a norm
+    # computes first, the steps of a training run). None: nothing inherited.
+    propagated: np.ndarray | None = None
 
 
 @dataclass
@@ -47,8 +49,8 @@ class ReferenceBundle:
         for name, ref in self.outputs.items():
             arrays[f"out/{name}"] = ref.value
             arrays[f"mag/{name}"] = ref.magnitude
-            if ref.approximation is not None:
-                arrays[f"apx/{name}"] = ref.approximation
+            if ref.propagated is not None:
+                arrays[f"apx/{name}"] = ref.propagated
         meta = {"inputs": list(self.inputs), "outputs": {k: r.reduction for k, r in self.outputs.items()}}
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
         buffer = io.BytesIO()

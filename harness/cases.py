@@ -98,7 +98,7 @@ class OpEntry:
     # Documented error bounds of the API approximations the primitive uses
     # (name -> bound, e.g. {"fastexp_gist_rel": 0.03}), each stated once here
     # with its source in a comment. The golden model propagates them to each
-    # output element (golden.bundle.Reference.approximation); the reference
+    # output element (golden.bundle.Reference.propagated); the reference
     # itself stays the exact math in float64.
     approximations: dict[str, float] = field(default_factory=dict)
     # Per-dtype factor on the error bound; each one must say why in a comment.

@@ -16,10 +16,12 @@ where sum |term| is the magnitude that the golden stage computes for each
 element, and eta (half the smallest subnormal) covers underflow. The exact
 value is the float64 result on the same rounded inputs. The bound is
 rigorous, so a clean library never exceeds it; it is not loosened per test.
-A copy (n = 0) must be bit exact. Where the API documents an approximation
-(fastexp_gist's 3%, q_rsqrt, CORDIC), the reference stays the exact math and
-the golden model adds the approximation's documented bound, propagated to
-each element (Reference.approximation), to the rounding bound. When n*u >= 1/2 the bound says nothing and
+A copy (n = 0) must be bit exact. Where an output inherits error from
+elsewhere (an approximation the API documents, such as fastexp_gist's 3%,
+q_rsqrt or CORDIC; or statistics computed before it; or the earlier steps
+of a chained run), the reference stays the exact math and the golden model
+adds that error's bound, propagated to each element (Reference.propagated),
+to the rounding bound. When n*u >= 1/2 the bound says nothing and
 the case is rejected as malformed rather than passed.
 
 The report of a failure names the tensor, the count of elements outside the
@@ -52,8 +54,8 @@ def tolerance(reference: Reference, fmt: NumberFormat, scale: float = 1.0) -> np
     n = reference.reduction
     eta = fmt.smallest_subnormal / 2
     bound = scale * (gamma(n, fmt.unit_roundoff) * reference.magnitude + n * eta)
-    if reference.approximation is not None:
-        bound = bound + reference.approximation
+    if reference.propagated is not None:
+        bound = bound + reference.propagated
     return bound
 
 
@@ -94,17 +96,17 @@ def compare_tensor(name: str, actual_bits: np.ndarray, reference: Reference, fmt
     report = ""
     if n_bad:
         report = _failure_report(name, fmt, expected, actual, actual_bits, bound, ulp, ratio, bad,
-                                 max_ulp, mean_ulp, reference.reduction, reference.approximation is not None)
+                                 max_ulp, mean_ulp, reference.reduction, reference.propagated is not None)
     return TensorComparison(name, n_bad == 0, n_bad, expected.size, max_ulp, mean_ulp, worst_ratio, report)
 
 
 def _failure_report(name, fmt, expected, actual, actual_bits, bound, ulp, ratio, bad, max_ulp, mean_ulp, n,
-                    approximated=False):
+                    propagated=False):
     shape = "x".join(map(str, expected.shape))
     width = fmt.bits // 4
     max_text = "inf (non-finite outputs)" if max_ulp < 0 else f"{max_ulp}"
     lines = [f"tensor {name} [{shape}] {fmt.name}: {int(bad.sum())} of {expected.size} elements outside "
-             f"tolerance (reduction n={n}{', plus the documented approximation bound' if approximated else ''}); max ULP {max_text}, mean ULP {mean_ulp:.3g}, "
+             f"tolerance (reduction n={n}{', plus the propagated bound' if propagated else ''}); max ULP {max_text}, mean ULP {mean_ulp:.3g}, "
              f"worst error/tolerance {ratio.max():.3g}",
              f"  {'index':>12} {'reference':>14} {'actual':>14} {'hex':>{width + 2}} {'ULP':>8} {'tolerance':>10}"]
     candidates = np.flatnonzero(bad)

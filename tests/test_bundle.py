@@ -19,7 +19,7 @@ def sample_bundle() -> ReferenceBundle:
                                 np.array([[2.5, 2.0, 0.75], [3.0, 5.0, 1.0]]), 4),
                  "db": Reference(np.array([7.0]), np.array([7.0]), 0),
                  "y": Reference(np.array([0.5, 2.0]), np.array([0.5, 2.0]), 3,
-                                approximation=np.array([0.015, 0.06]))},
+                                propagated=np.array([0.015, 0.06]))},
     )
 
 
@@ -42,10 +42,10 @@ def test_bundle_round_trips_through_bytes_exactly():
         np.testing.assert_array_equal(got.value, ref.value)
         np.testing.assert_array_equal(got.magnitude, ref.magnitude)
         assert got.reduction == ref.reduction and isinstance(got.reduction, int)
-        if ref.approximation is None:
-            assert got.approximation is None
+        if ref.propagated is None:
+            assert got.propagated is None
         else:
-            np.testing.assert_array_equal(got.approximation, ref.approximation)
+            np.testing.assert_array_equal(got.propagated, ref.propagated)
     assert np.signbit(restored.outputs["C"].value[1, 2])       # -0.0 survives
 
 

@@ -112,14 +112,14 @@ def test_a_copy_with_reduction_zero_must_be_bit_exact():
 def test_a_documented_approximation_widens_the_bound_by_exactly_its_propagated_error():
     # fastexp-like: the device value is 2% off; the golden model grants 3% of |y|.
     exact = ref([1.0, 0.5], n=3)
-    approximated = Reference(exact.value, exact.magnitude, 3, approximation=0.03 * np.abs(exact.value))
+    approximated = Reference(exact.value, exact.magnitude, 3, propagated=0.03 * np.abs(exact.value))
     off = FP16.to_bits(np.array([1.0, 0.5]) * 1.02)
     assert not compare_tensor("y", off, exact, FP16).ok
     assert compare_tensor("y", off, approximated, FP16).ok
     np.testing.assert_allclose(tolerance(approximated, FP16) - tolerance(exact, FP16), [0.03, 0.015], rtol=1e-12)
     beyond = FP16.to_bits(np.array([1.0, 0.5]) * 1.04)
     result = compare_tensor("y", beyond, approximated, FP16)
-    assert not result.ok and "plus the documented approximation bound" in result.report
+    assert not result.ok and "plus the propagated bound" in result.report
 
 
 def test_a_tensor_of_the_wrong_size_fails_with_a_message():

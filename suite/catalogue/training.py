@@ -78,7 +78,7 @@ def _chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
     fmt = format_named(c.dtype)
     steps = training.teacher_forced(inputs, outputs, _lr(c), c.options["frozen"], fmt,
                                     CROSSENTROPY.tolerance_scale.get(c.dtype, 1.0))
-    references = {name: Reference(value, np.zeros_like(value), 0, approximation=bound)
+    references = {name: Reference(value, np.zeros_like(value), 0, propagated=bound)
                   for name, (value, bound) in steps.items()}
     free = training.trajectory(inputs, c.shape["N"], _lr(c), c.options["frozen"])
     plot = line_plot_svg(f"CNN training, {c.dtype}, frozen={c.options['frozen']}: loss per step", "step",
