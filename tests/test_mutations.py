@@ -178,6 +178,18 @@ MUTATIONS = [
              "    if (0 ||",
              "residual-bf16-fw-n9-",
              "residual-bf16-fw-n9-skip_in_grad0-mismatch1-direct-c8"),
+    Mutation("instnorm_ig_drops_the_mean_term",  # dx without - sum dy: only right where the gradients sum to 0
+             "sources/pulp_instnorm_fp32.c",
+             "            dx[i] = scale * ((float)D * dy[i] - sum_dy - (x[i] - mu) / v * dot);",
+             "            dx[i] = scale * ((float)D * dy[i] - (x[i] - mu) / v * dot);",
+             "instnorm-fp32-ig-C9xH4xW4-",
+             "instnorm-fp32-ig-C9xH4xW4-frozen0-direct-c8"),
+    Mutation("instnorm_forgets_epsilon_when_clamping",  # v < 0 -> 0: sigma 0 on a zero-variance channel
+             "sources/pulp_instnorm_fp32.c",
+             "            float v = sum_sq / (float)D - mu * mu + INSTNORM_EPSILON;",
+             "            float v = sum_sq / (float)D - mu * mu;",
+             "instnorm-fp32-fw-C8xH4xW4xconstant2-",
+             "instnorm-fp32-fw-C8xH4xW4xconstant2-frozen0-direct-c3"),
     Mutation("dw_pad_on_the_wrong_side",
              "sources/pulp_conv_dw_impl.h",
              "    g->L = a->Lpad;",

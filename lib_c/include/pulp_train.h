@@ -22,6 +22,7 @@
 #include "pulp_optimizers_fp16.h"
 #include "pulp_residual_fp32.h"
 #include "pulp_residual_fp16.h"
+#include "pulp_instnorm_fp32.h"
 #include "pulp_act_fp32.h"
 #include "pulp_act_fp16.h"
 #include "pulp_conv_pw_fp32.h"

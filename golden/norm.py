@@ -1,0 +1,171 @@
+"""References for InstanceNorm (harness/runtime/runner/ops_instnorm.c), from
+the formulas of shared/TRAINLIB_API_MORE.md ("Normalization"), in float64
+on inputs already on the grid. EPSILON is the binary32 value of 1e-10.
+
+Per channel, D = H*W, sums in index order.
+
+Frozen FW, WG and IG read the statistics (mu, v, sigma) from the inputs, so
+each output is a plain expression of rounded operations on exact values:
+  FW  y = gamma/sigma * (x - mu) + beta: quotient, difference, product,
+      sum: reduction 4, magnitude |gamma/sigma| |x - mu| + |beta|
+  WG  dgamma = (sum dy (x - mu)) / sigma: D + 2; dbeta = sum dy: D - 1;
+      one output, so both get D + 2, magnitudes sum |dy| |x - mu| / sigma
+      and sum |dy|
+  IG  dx = gamma/(D sigma) * (D dy - sum dy - (x - mu)/v * sum (x - mu) dy):
+      the longest chain is the last term's: dot product D + 1, difference,
+      quotient and product 3, two subtractions, the scale's product and
+      quotient and the final product 3: reduction D + 9, magnitude
+      |gamma|/(D sigma) (D |dy| + sum |dy| + |x - mu|/v sum |x - mu| |dy|).
+
+Unfrozen FW computes the statistics itself, and y inherits their error
+(Reference.propagated). With A = sum |x| / D and Q = sum x^2 / D:
+  mu:     E_mu = g(n_mu) A, n_mu = (D - 1) + D unless D is a power of two
+          (then the divisions are exact): this covers both (sum x)/D and
+          sum (x/D)
+  Q:      E_Q = g(n_Q) Q, n_Q = D products + (D - 1) sums + the same divisions
+  mu*mu:  E_m2 = (2|mu| + E_mu) E_mu + u (|mu| + E_mu)^2
+  v:      E_v = E_Q + E_m2 + g(2) (Q + E_Q + mu^2 + E_m2 + eps); the clamp
+          (v < 0 -> eps) only moves v towards the exact value, which is >= eps
+  sigma:  |sqrt(v') - sqrt(v)| <= |v' - v| / sqrt(v), plus one rounding:
+          E_s = E_v / sigma + u (sigma + E_v / sigma)
+  y:      rounding as frozen (4), with magnitude |gamma|/(sigma - E_s)
+          (|x - mu| + E_mu) + |beta|, plus the inherited
+          |gamma| (E_mu / (sigma - E_s) + |x - mu| E_s / (sigma (sigma - E_s)))
+Exact channels. For a constant channel whose value c is such that every
+k c and k c^2 (k <= D) is on the grid, with D a power of two, the device
+computes mu = c and Q = mu*mu exactly, so v = eps exactly: E_mu = E_v = 0
+and E_s = u sigma. Not so for D = 1 with any x: a compiler that fuses
+Q - mu*mu into one FMA (GCC does on RISC-V) leaves v = eps + (fl(x^2) - x^2),
+up to u x^2 = 3e-9 for |x| = 0.25, where sigma = 1e-5 needs 1e-10: the
+stored variance and stdev of a single-element channel then depend on the
+compiler (y does not: x - mu = 0). So D = 1 channels get dyadic values. These
+zero-variance channels are where a norm is most fragile (sigma = 1e-5: every
+error in x - mu is amplified 1e5 times); with the exactness the bound stays
+tight, and y must be beta. A channel where sigma <= E_s has no useful bound:
+such inputs are refused, not passed.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from golden.bundle import Reference
+from golden.formats import NumberFormat
+
+EPSILON = float(np.float32(1e-10))
+
+
+def _gamma(n: int, u: float) -> float:
+    return n * u / (1 - n * u)
+
+
+def _channels(a: np.ndarray, C: int) -> np.ndarray:
+    return a.reshape(C, -1)
+
+
+def statistics(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact mu, v (biased variance + EPSILON) and sigma per channel of x [C x D]."""
+    mu = x.mean(axis=1)
+    v = (x * x).mean(axis=1) - mu * mu + EPSILON
+    return mu, v, np.sqrt(v)
+
+
+def _exact_channels(x: np.ndarray, fmt: NumberFormat) -> np.ndarray:
+    """Channels whose statistics the device computes exactly (see above)."""
+    C, D = x.shape
+    if D & (D - 1):
+        return np.zeros(C, dtype=bool)
+    k = np.arange(1, D + 1, dtype=np.float64)
+    out = np.zeros(C, dtype=bool)
+    for c in range(C):
+        v = x[c, 0]
+        if np.all(x[c] == v):
+            multiples = np.concatenate([k * v, k * v * v])
+            out[c] = bool(np.all(fmt.round(multiples) == multiples))
+    return out
+
+
+def _fw_statistics_bounds(x: np.ndarray, fmt: NumberFormat):
+    C, D = x.shape
+    u = fmt.unit_roundoff
+    divisions = 0 if D & (D - 1) == 0 else D
+    n_mu, n_q = (D - 1) + divisions, D + (D - 1) + divisions
+    mu, v, sigma = statistics(x)
+    a, q = np.abs(x).mean(axis=1), (x * x).mean(axis=1)
+    e_mu = _gamma(n_mu, u) * a
+    e_q = _gamma(n_q, u) * q
+    e_m2 = (2 * np.abs(mu) + e_mu) * e_mu + u * (np.abs(mu) + e_mu) ** 2
+    e_v = e_q + e_m2 + _gamma(2, u) * (q + e_q + mu * mu + e_m2 + EPSILON)
+    exact = _exact_channels(x, fmt)
+    e_mu, e_v = np.where(exact, 0.0, e_mu), np.where(exact, 0.0, e_v)
+    e_s = e_v / sigma + u * (sigma + e_v / sigma)
+    if np.any(sigma <= e_s):
+        c = int(np.argmax(sigma <= e_s))
+        raise ValueError(f"instnorm channel {c} has sigma {sigma[c]:.3g} within its error bound {e_s[c]:.3g}: "
+                         f"the documented formula has no useful bound there; choose other inputs")
+    return mu, v, sigma, e_mu, e_v, e_s
+
+
+def _only(value: np.ndarray, bound: np.ndarray) -> Reference:
+    """A value whose whole bound is inherited."""
+    return Reference(value, np.zeros_like(value), 0, propagated=bound)
+
+
+def instnorm(inputs: dict[str, np.ndarray], step: str, frozen: int, C: int,
+             fmt: NumberFormat) -> dict[str, Reference]:
+    x = _channels(inputs["x"], C)
+    shape = inputs["x"].shape
+    D = x.shape[1]
+    gamma, beta = inputs["coeff"][:C, None], inputs["coeff"][C:, None]
+    if step == "fw" and not frozen:
+        mu, v, sigma, e_mu, e_v, e_s = _fw_statistics_bounds(x, fmt)
+        mu_, sigma_, e_mu_, e_s_ = mu[:, None], sigma[:, None], e_mu[:, None], e_s[:, None]
+        d = x - mu_
+        y = gamma / sigma_ * d + beta
+        magnitude = np.abs(gamma) / (sigma_ - e_s_) * (np.abs(d) + e_mu_) + np.abs(beta)
+        inherited = np.abs(gamma) * (e_mu_ / (sigma_ - e_s_) + np.abs(d) * e_s_ / (sigma_ * (sigma_ - e_s_)))
+        return {"y": Reference(y.reshape(shape), magnitude.reshape(shape), 4, propagated=inherited.reshape(shape)),
+                "mean_out": _only(mu, e_mu), "var_out": _only(v, e_v), "stdev_out": _only(sigma, e_s)}
+    mu, v, sigma = (inputs[name][:, None] for name in ("mean", "var", "stdev"))
+    d = x - mu
+    if step == "fw":
+        y = gamma / sigma * d + beta
+        out = {"y": Reference(y.reshape(shape), (np.abs(gamma / sigma * d) + np.abs(beta)).reshape(shape), 4)}
+        for name in ("mean", "var", "stdev"):
+            out[f"{name}_out"] = Reference(inputs[name].copy(), np.abs(inputs[name]), 0)
+        return out
+    dy = _channels(inputs["dy"], C)
+    out = {}
+    if step in ("wg", "bw"):
+        dgamma = (dy * d).sum(axis=1) / sigma[:, 0]
+        dbeta = dy.sum(axis=1)
+        magnitude = np.concatenate([(np.abs(dy) * np.abs(d)).sum(axis=1) / sigma[:, 0], np.abs(dy).sum(axis=1)])
+        out["dcoeff"] = Reference(np.concatenate([dgamma, dbeta]), magnitude, D + 2)
+    if step in ("ig", "bw"):
+        sum_dy = dy.sum(axis=1, keepdims=True)
+        dot = (d * dy).sum(axis=1, keepdims=True)
+        scale = gamma / (D * sigma)
+        dx = scale * (D * dy - sum_dy - d / v * dot)
+        magnitude = np.abs(scale) * (D * np.abs(dy) + np.abs(dy).sum(axis=1, keepdims=True)
+                                     + np.abs(d) / v * (np.abs(d) * np.abs(dy)).sum(axis=1, keepdims=True))
+        out["dx"] = Reference(dx.reshape(shape), magnitude.reshape(shape), D + 9)
+    if not out:
+        raise ValueError(f"instnorm has no step {step!r}; expected fw, wg, ig or bw")
+    return out
+
+
+def edge_inputs(inputs: dict[str, np.ndarray], C: int, constant: int, fmt: NumberFormat) -> dict[str, np.ndarray]:
+    """Channels at different scales (x times 1, 2, 4), the first `constant`
+    channels (all of them when D = 1) constant at a dyadic value (zero
+    variance, computed exactly),
+    and statistics consistent with x for the steps that read them (mean,
+    var = variance + EPSILON, stdev = sqrt(var), each rounded to the grid)."""
+    x = _channels(inputs["x"], C) * (2.0 ** (np.arange(C) % 3))[:, None]
+    if x.shape[1] == 1:
+        constant = C               # a single element is a constant channel: make it an exact one
+    for c in range(constant):
+        x[c] = (c % 5 + 3) / 8.0   # 0.375 .. 0.875: k c and k c^2 on every grid for k <= 64
+    mu, v, sigma = statistics(x)
+    v_rounded = fmt.round(v)
+    return dict(inputs, x=x.reshape(inputs["x"].shape), mean=fmt.round(mu), var=v_rounded,
+                stdev=fmt.round(np.sqrt(v_rounded)))
+

@@ -1,0 +1,78 @@
+"""Catalogue of the normalizations: InstanceNorm FW (running statistics
+computed, or frozen and read), WG, IG and BW, FP32.
+
+Channels are split over the cores (blocks of ceil(C / cores)), so C sits
+around the core counts 1, 3, 8; D = H*W runs from 1 (zero variance in every
+channel) through small primes to a realistic 16 x 8 x 8 map. `constant`
+shapes make their first channels constant (zero variance, sigma = 1e-5; see
+golden/norm.py for why their bound stays tight). Channels come at three
+scales (x1, x2, x4). The statistics the frozen FW and the backward steps
+read are consistent with x (golden/norm.py, edge_inputs).
+
+Not yet: the FP16 InstanceNorm, BatchNorm, LayerNorm, RMSNorm and NoNorm.
+"""
+from __future__ import annotations
+
+from golden import norm
+from golden.formats import format_named
+from harness.cases import OpEntry
+
+STEPS = ("fw", "wg", "ig", "bw")
+SHAPES = (
+    dict(C=1, H=1, W=1), dict(C=2, H=1, W=1),     # D = 1: every channel has zero variance
+    dict(C=3, H=2, W=2), dict(C=7, H=3, W=3),
+    dict(C=8, H=4, W=4), dict(C=9, H=4, W=4),     # around 8 cores: 9 leaves cores 5-7 without a channel
+    dict(C=3, H=5, W=7),                          # prime sides, D = 35 not a power of two
+    dict(C=8, H=4, W=4, constant=2),              # two zero-variance channels among others
+    dict(C=3, H=8, W=8, constant=1),
+    dict(C=16, H=8, W=8),                         # realistic
+)
+
+
+def _inputs(c) -> dict[str, tuple[int, ...]]:
+    s = c.shape
+    return {"x": (s["C"], s["H"], s["W"]), "coeff": (2 * s["C"],), "dy": (s["C"], s["H"], s["W"]),
+            "mean": (s["C"],), "var": (s["C"],), "stdev": (s["C"],)}
+
+
+def _params(c) -> dict[str, int]:
+    s = c.shape
+    return {"C": s["C"], "H": s["H"], "W": s["W"], "step": STEPS.index(c.step), **c.options}
+
+
+def _footprint(c) -> dict[str, int]:
+    """x and y (or dy and dx), gamma and beta (and their gradients), and the
+    three running arrays."""
+    s = c.shape
+    n, nc = 4 * s["C"] * s["H"] * s["W"], 4 * s["C"]
+    out = {"input": n, "coeff": 2 * nc, "running_stats": 3 * nc}
+    if c.step == "fw":
+        out["output"] = n
+    else:
+        out.update(output_grad=n, coeff_grad=2 * nc if c.step in ("wg", "bw") else 0,
+                   input_grad=n if c.step in ("ig", "bw") else 0)
+    return out
+
+
+INSTNORM = OpEntry(
+    name="instnorm",
+    unit="instnorm",
+    runner_op=lambda dtype: "instnorm_fp32",
+    steps=STEPS,
+    dtypes=("fp32",),
+    shapes=SHAPES,
+    options={"frozen": (0, 1)},
+    applies=lambda c: c.step == "fw" or c.options["frozen"] == 0,   # only the FW reads the flag
+    inputs=_inputs,
+    params=_params,
+    input_values=lambda c, inputs: norm.edge_inputs(inputs, c.shape["C"], c.shape.get("constant", 0),
+                                                    format_named(c.dtype)),
+    reference=lambda c, inputs: norm.instnorm(inputs, c.step, c.options["frozen"], c.shape["C"],
+                                              format_named(c.dtype)),
+    cores=(1, 3, 8),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=_footprint,
+)
+
+ENTRIES = [INSTNORM]
