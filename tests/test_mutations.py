@@ -190,6 +190,18 @@ MUTATIONS = [
              "            float v = sum_sq / (float)D - mu * mu;",
              "instnorm-fp32-fw-C8xH4xW4xconstant2-",
              "instnorm-fp32-fw-C8xH4xW4xconstant2-frozen0-direct-c3"),
+    Mutation("softmax_without_the_max_subtraction",  # exp(x) overflows for the large rows
+             "sources/pulp_softmax_impl.h",
+             "            e[j] = SM_FROM_F(SM_EXP(SM_TO_F(x[j]) - m));",
+             "            e[j] = SM_FROM_F(SM_EXP(SM_TO_F(x[j])));",
+             "softmax-fp32-fw-H5xW17xpatternlarge-",
+             "softmax-fp32-fw-H5xW17xpatternlarge-direct-c3"),
+    Mutation("softmax_bw_sign_flipped",  # (s - dy) * y
+             "sources/pulp_softmax_impl.h",
+             "            dx[j] = SM_FROM_F((SM_TO_F(dy[j]) - s_row) * SM_TO_F(y[j]));",
+             "            dx[j] = SM_FROM_F((s_row - SM_TO_F(dy[j])) * SM_TO_F(y[j]));",
+             "softmax-fp32-bw-H3xW8xpatternuniform-",
+             "softmax-fp32-bw-H3xW8xpatternuniform-direct-c8"),
     Mutation("dw_pad_on_the_wrong_side",
              "sources/pulp_conv_dw_impl.h",
              "    g->L = a->Lpad;",

@@ -1,0 +1,109 @@
+"""Catalogue of the softmax: the row softmax FW and BW (softmax_args, H rows
+of W, rows split over the cores by the primitive) and the FP32 vector
+softmax.
+
+Shapes: single elements and single rows, W around the unroll factors and
+the core counts, rows fewer and more than the cores, a realistic attention
+map (16 rows of 64 and 4 of 128). Input patterns: uniform, large (rows
+spanning -1000 .. 1000: the max subtraction must happen, and most
+exponentials underflow), equal (all-equal rows: y = 1/W), spread (x in
+[-8, 8)). The BW reads y as the rounded softmax of x (golden/softmax.py).
+
+The row softmax's exponential is fastexp_gist, which the API documents as
+approximate: the reference is the exact softmax and the documented bound
+(approximations below) enters the tolerance through golden/softmax.py.
+"""
+from __future__ import annotations
+
+from golden import softmax
+from golden.formats import format_named
+from harness.cases import OpEntry
+
+ROW_SHAPES = (
+    dict(H=1, W=1, pattern="uniform"),          # one element: y = 1
+    dict(H=1, W=7, pattern="uniform"),
+    dict(H=3, W=8, pattern="uniform"),
+    dict(H=7, W=9, pattern="spread"),           # fewer rows than 8 cores
+    dict(H=9, W=16, pattern="uniform"),         # 9 rows on 8 cores: 2 + 1 + ... + 0
+    dict(H=5, W=17, pattern="large"),
+    dict(H=4, W=12, pattern="equal"),
+    dict(H=16, W=64, pattern="spread"),         # attention map of 16 queries over 64 keys
+    dict(H=4, W=128, pattern="large"),
+)
+VECTOR_SHAPES = tuple(dict(n=n, pattern=p) for n, p in (
+    (1, "uniform"), (7, "uniform"), (8, "spread"), (9, "uniform"), (17, "large"), (24, "equal"),
+    (1000, "spread"),
+))
+
+# fastexp_gist is within 3% of exp, relative (shared/TRAINLIB_API_MORE.md,
+# "Tensor utilities"; measured on every float argument step of 1/11429 in
+# [-87, 88] with binary32 arithmetic: within 2.984%).
+FASTEXP_REL = 0.03
+
+# Cores the vector softmax runs on; its per-core partial sums add up to
+# max(cores) roundings to the sum (golden/softmax.py).
+VECTOR_CORES = (1, 3, 8)
+
+
+def _suffix(dtype: str) -> str:
+    return "fp32" if dtype == "fp32" else "fp16"
+
+
+def _row_inputs(c):
+    shape = (c.shape["H"], c.shape["W"])
+    return {"x": shape, "y": shape, "dy": shape}     # the op copies only those its step reads
+
+
+def _footprint(c) -> dict[str, int]:
+    size = 4 if c.dtype == "fp32" else 2
+    n = c.shape["H"] * c.shape["W"]
+    buffers = {"input": n * size, "output": n * size, "maxes": c.shape["H"] * size, "sums": c.shape["H"] * size}
+    if c.step == "bw":
+        buffers["output_grad"] = n * size
+    return buffers
+
+
+def _applies(c) -> bool:
+    # bfloat16 sums of more than ~100 terms have no useful error bound
+    # (README, "Not supported"): the 128-wide BW runs in fp32 and fp16.
+    return not (c.dtype == "bf16" and c.step == "bw" and c.shape["W"] > 100)
+
+
+SOFTMAX = OpEntry(
+    name="softmax",
+    unit="softmax",
+    runner_op=lambda dtype: f"softmax_{_suffix(dtype)}",
+    steps=("fw", "bw"),
+    dtypes=("fp32", "fp16", "bf16"),
+    shapes=ROW_SHAPES,
+    applies=_applies,
+    inputs=_row_inputs,
+    params=lambda c: {"H": c.shape["H"], "W": c.shape["W"], "step": ("fw", "bw").index(c.step)},
+    input_values=lambda c, inputs: softmax.edge_inputs(inputs, c.shape["pattern"], format_named(c.dtype)),
+    reference=lambda c, inputs: softmax.softmax(inputs, c.step, format_named(c.dtype),
+                                                c.entry.approximations["fastexp_gist_rel"]),
+    cores=(1, 3, 8),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=_footprint,
+    approximations={"fastexp_gist_rel": FASTEXP_REL},
+)
+
+VECTOR_SOFTMAX = OpEntry(
+    name="vector_softmax",
+    unit="softmax",
+    runner_op=lambda dtype: "vector_softmax_fp32",
+    steps=("fw",),
+    dtypes=("fp32",),
+    shapes=VECTOR_SHAPES,
+    inputs=lambda c: {"x": (c.shape["n"],)},
+    params=lambda c: {"n": c.shape["n"]},
+    input_values=lambda c, inputs: softmax.edge_inputs(inputs, c.shape["pattern"], format_named(c.dtype)),
+    reference=lambda c, inputs: softmax.vector_softmax(inputs, max(VECTOR_CORES), format_named(c.dtype)),
+    cores=VECTOR_CORES,
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=lambda c: {"input": 4 * c.shape["n"], "output": 4 * c.shape["n"], "buffer_n_cores": 4 * 8},
+)
+
+ENTRIES = [SOFTMAX, VECTOR_SOFTMAX]
