@@ -33,6 +33,8 @@ as the rounded sigmoid of x (so y is in [0, 1], exactly 1 where saturated).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
@@ -116,3 +118,47 @@ def sigmoid(inputs: dict[str, np.ndarray], step: str, dtype: str) -> dict[str, R
         dx = (dy * y * (1.0 - y)).numpy()
         return {"dx": Reference(dx, np.abs(dx), 3)}
     raise ValueError(f"sigmoid has no step {step!r}; expected fw or bw")
+
+
+# ---- GELU, tanh, SwiGLU (forward only; per-core bodies the caller forks) ----
+#
+# GELU and tanh: the API documents approximations (a rational tanh, a fast
+# exponential) with absolute error bounds for their FP32 evaluation; the
+# reference is the exact tanh-GELU or tanh in float64, and the entry's
+# documented bound is inherited by every element (Reference.propagated).
+# FP16/bf16 evaluate in binary32 and round once: one more rounding, relative
+# to |y|. SwiGLU is exact math with expf: in fp32 expf (one ulp: 2u), 1 + e,
+# the reciprocal's quotient and two products: 6 roundings relative to |out|
+# (each is relative to its own result, and 1 + e adds positive terms); in
+# fp16/bf16 one rounding of a binary32 result whose error is below the
+# format's u: 2.
+
+GELU_EDGES = (0.0, 3.7924, -3.7924, 50.0, -50.0, 0.5, -0.5)   # 3.79: where the approximation is worst
+TANH_EDGES = (0.0, 20.0, -20.0, 50.0, -50.0, 0.25, -0.25)
+
+
+def gelu_edge_inputs(inputs: dict[str, np.ndarray], op: str, fmt: NumberFormat) -> dict[str, np.ndarray]:
+    """x spread over [-8, 8) with the op's edge values at every third element;
+    SwiGLU's gate b stays uniform."""
+    x = inputs["x"]
+    i = np.arange(x.size).reshape(x.shape)
+    edges = {"gelu": GELU_EDGES, "tanh": TANH_EDGES, "swiglu": (0.0, 4.0, -4.0)}[op]
+    chosen = np.array(edges)[(i // 3) % len(edges)]
+    return dict(inputs, x=np.where(i % 3 == 2, fmt.round(chosen), fmt.round(8.0 * x)))
+
+
+def gelu(inputs: dict[str, np.ndarray], fmt: NumberFormat, bound: float) -> dict[str, Reference]:
+    x = _t(inputs["x"])
+    y = (0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))).numpy()
+    return {"y": Reference(y, np.abs(y), 0 if fmt.bits == 32 else 1, propagated=np.full_like(y, bound))}
+
+
+def tanh(inputs: dict[str, np.ndarray], bound: float) -> dict[str, Reference]:
+    y = torch.tanh(_t(inputs["x"])).numpy()
+    return {"y": Reference(y, np.abs(y), 0, propagated=np.full_like(y, bound))}
+
+
+def swiglu(inputs: dict[str, np.ndarray], fmt: NumberFormat) -> dict[str, Reference]:
+    a, b = _t(inputs["x"]), _t(inputs["b"])
+    out = (a * torch.sigmoid(a) * b).numpy()
+    return {"y": Reference(out, np.abs(out), 6 if fmt.bits == 32 else 2)}

@@ -25,6 +25,8 @@
 #include "pulp_instnorm_fp32.h"
 #include "pulp_softmax_fp32.h"
 #include "pulp_softmax_fp16.h"
+#include "pulp_act_extra_fp32.h"
+#include "pulp_act_extra_fp16.h"
 #include "pulp_act_fp32.h"
 #include "pulp_act_fp16.h"
 #include "pulp_conv_pw_fp32.h"

@@ -118,3 +118,47 @@ SIGMOID = _entry(
 )
 
 ENTRIES = [RELU, LEAKYRELU, SIGMOID]
+
+
+# ---- GELU, tanh, SwiGLU: forward only, per-core bodies the runner forks ----
+
+FORKED_SHAPES = tuple(dict(n=n) for n in (1, 3, 8, 9, 17, 97, 1000))
+
+# The API's documented bounds for its FP32 approximations
+# (shared/TRAINLIB_API_MORE.md, "Activations"); checked here on every float
+# of [-50, 50] at steps of 5e-5 in binary32: GELU 1.82e-4, tanh 2.9983e-5.
+GELU_ABS = 2e-4     # the rational-tanh GELU vs the tanh GELU, absolute
+TANH_ABS = 3e-5     # tanh_prll's y vs tanh, absolute
+
+
+def _forked_entry(name: str, reference, dtypes, approximations=None) -> OpEntry:
+    gated = name == "swiglu"
+    return OpEntry(
+        name=name,
+        unit="act",
+        runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
+        steps=("fw",),
+        dtypes=dtypes,
+        shapes=FORKED_SHAPES,
+        inputs=lambda c: {"x": (c.shape["n"],), **({"b": (c.shape["n"],)} if gated else {})},
+        params=lambda c: {"n": c.shape["n"]},
+        input_values=lambda c, inputs: act.gelu_edge_inputs(inputs, name, format_named(c.dtype)),
+        reference=reference,
+        cores=(1, 3, 8),
+        kernels=lambda dtype, step: (0,),
+        kernel_names=lambda dtype: ("direct",),
+        footprint=lambda c: {"input": (4 if c.dtype == "fp32" else 2) * c.shape["n"] * (2 if gated else 1),
+                             "output": (4 if c.dtype == "fp32" else 2) * c.shape["n"]},
+        approximations=approximations or {},
+    )
+
+
+GELU = _forked_entry("gelu", lambda c, inputs: act.gelu(inputs, format_named(c.dtype),
+                                                        c.entry.approximations["gelu_abs"]),
+                     ("fp32", "fp16", "bf16"), {"gelu_abs": GELU_ABS})
+TANH = _forked_entry("tanh", lambda c, inputs: act.tanh(inputs, c.entry.approximations["tanh_abs"]),
+                     ("fp32",), {"tanh_abs": TANH_ABS})
+SWIGLU = _forked_entry("swiglu", lambda c, inputs: act.swiglu(inputs, format_named(c.dtype)),
+                       ("fp32", "fp16", "bf16"))
+
+ENTRIES = [RELU, LEAKYRELU, SIGMOID, GELU, TANH, SWIGLU]

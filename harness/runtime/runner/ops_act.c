@@ -3,6 +3,8 @@
  * BW, forked inside the primitive (the API's wrappers fork NUM_CORES, which
  * the runner has set to the variant's core count). No matmul: kernel 0.
  *
+ * GELU, tanh (FP32) and SwiGLU are per-core bodies the runner forks (below).
+ *
  * Compiled once per dtype (ptl_op_dtype.h). Params:
  *   n            element count (input->dim); every tensor is a flat [n]
  *   slope_milli  LeakyReLU only: negative_slope = slope_milli / 1000, computed
@@ -117,9 +119,86 @@ static int run_leakyrelu(const struct ptl_case *c, struct ptl_variant v, uint32_
                    PTL_F(pulp_leakyrelu_, _bw_cl));
 }
 
+/*
+ * GELU, tanh (FP32) and SwiGLU: per-core bodies that the caller forks, so
+ * the runner forks them on the variant's team. Param n; tensors x (and the
+ * gate b for SwiGLU) in, y out.
+ */
+struct forked_io {
+    struct op_frame f;
+    int n;
+    PTL_T *x, *b, *y;
+};
+
+/* Reads n and sets up the buffers; PTL_OK, or the variant's status. */
+static int forked_io_open(struct forked_io *io, const struct ptl_case *c, uint32_t vi, int gated)
+{
+    io->n = ptl_param(c, "n", vi);
+    if (io->n < 1) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "element-wise activations need n >= 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    op_frame_init(&io->f, c, vi, PTL_DTYPE);
+    io->x = op_frame_input(&io->f, "x", (uint32_t)io->n);
+    io->b = gated ? op_frame_input(&io->f, "b", (uint32_t)io->n) : NULL;
+    io->y = op_frame_output(&io->f, "y", (uint32_t)io->n);
+    return io->f.status ? op_frame_finish(&io->f, 0) : PTL_OK;
+}
+
+static int forked_io_run(struct forked_io *io, struct ptl_variant v, uint32_t vi, void (*body)(void *), void *args)
+{
+    ptl_measure_begin(vi);
+    pi_cl_team_fork(v.cores, body, args);
+    ptl_measure_end(vi);
+    return op_frame_finish(&io->f, 1);
+}
+
+static int run_gelu(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    struct forked_io io;
+    int status = forked_io_open(&io, c, vi, 0);
+    if (status)
+        return status;
+    struct PTL_S(blob) input = {.data = io.x, .diff = NULL, .dim = io.n, .W = 1, .H = 1, .C = io.n};
+    struct PTL_S(blob) output = {.data = io.y, .diff = NULL, .dim = io.n, .W = 1, .H = 1, .C = io.n};
+    struct PTL_S(act_args) args = {.input = &input, .output = &output, .H = 1, .W = 1};
+#if PTL_OP_FP == 32
+    return forked_io_run(&io, v, vi, pulp_gelu_tanh_approx_fp32_fw_cl, &args);
+#else
+    return forked_io_run(&io, v, vi, pulp_gelu_fp16_fw_cl, &args);
+#endif
+}
+
+static int run_swiglu(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    struct forked_io io;
+    int status = forked_io_open(&io, c, vi, 1);
+    if (status)
+        return status;
+    struct PTL_S(swiglu_args) args = {.in1 = io.x, .in2 = io.b, .out = io.y, .dim = io.n};
+    return forked_io_run(&io, v, vi, PTL_F(pulp_swiglu_, _cl), &args);
+}
+
+#if PTL_OP_FP == 32
+static int run_tanh(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    struct forked_io io;
+    int status = forked_io_open(&io, c, vi, 0);
+    if (status)
+        return status;
+    struct tanh_args args = {.input = io.x, .dim = io.n, .output = io.y};
+    return forked_io_run(&io, v, vi, tanh_prll, &args);
+}
+#endif
+
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("relu"), "n step", "x dy", ACT_OUTPUTS, "none", run_relu},
     {PTL_OP_NAME("leakyrelu"), "n slope_milli step", "x dy", ACT_OUTPUTS, "none", run_leakyrelu},
     {PTL_OP_NAME("sigmoid"), "n step", "x y dy", ACT_OUTPUTS, "none", run_sigmoid},
+    {PTL_OP_NAME("gelu"), "n", "x", "y", "none", run_gelu},
+    {PTL_OP_NAME("swiglu"), "n", "x b", "y", "none", run_swiglu},
+#if PTL_OP_FP == 32
+    {PTL_OP_NAME("tanh"), "n", "x", "y", "none", run_tanh},
+#endif
     {0},
 };
