@@ -220,6 +220,18 @@ MUTATIONS = [
              "    return a * sig;",
              "swiglu-bf16-fw-n9-",
              "swiglu-bf16-fw-n9-direct-c8"),
+    Mutation("dropout_keeps_where_it_should_drop",  # r < p: the complement of the documented mask
+             "sources/pulp_dropout_impl.h",
+             "pulp_generate_float_seed(a->seed + (int)i) > p ?",
+             "pulp_generate_float_seed(a->seed + (int)i) < p ?",
+             "dropout-fp32-fw-n17-p_milli500-use_mask0-seed12345",
+             "dropout-fp32-fw-n17-p_milli500-use_mask0-seed12345-direct-c3"),
+    Mutation("random_twist_with_the_wrong_offset",  # M = 9: another generator, the same for every seed
+             "sources/pulp_random.c",
+             "        rand->mt[k] = rand->mt[(k + STATE_VECTOR_M) % STATE_VECTOR_LENGTH]",
+             "        rand->mt[k] = rand->mt[(k + STATE_VECTOR_M - 1) % STATE_VECTOR_LENGTH]",
+             "random_float-fp32-fw-n64-seed42",
+             "random_float-fp32-fw-n64-seed42-direct-c1"),
     Mutation("dw_pad_on_the_wrong_side",
              "sources/pulp_conv_dw_impl.h",
              "    g->L = a->Lpad;",

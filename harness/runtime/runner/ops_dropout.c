@@ -1,0 +1,78 @@
+/*
+ * Runner ops of dropout and of the library's random numbers.
+ *
+ * dropout: a per-core body the caller forks, so the runner forks it on the
+ * variant's team. Params: n, p_milli (probability = (float)p_milli / 1000.0f
+ * in binary32, 0..999), use_mask (0: the seeded generator; 1: x *= mask),
+ * seed. Tensors: x, mask [n] in; y [n] out (x after the in-place call).
+ * random_float (FP32): r[i] = pulp_generate_float_seed(seed + i), i < n,
+ * called on one core (the API's random numbers are single core).
+ */
+#include <string.h>
+
+#include "op_frame.h"
+#include "pmsis.h"
+#include "ptl_op_dtype.h"
+#include "ptl_platform.h"
+#include "ptl_runner.h"
+#include "pulp_train.h"
+
+static int run_dropout(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int n = ptl_param(c, "n", vi), p_milli = ptl_param(c, "p_milli", vi);
+    const int use_mask = ptl_param(c, "use_mask", vi), seed = ptl_param(c, "seed", vi);
+    if (n < 1 || p_milli < 0 || p_milli > 999 || (use_mask != 0 && use_mask != 1) || seed < 0) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "dropout params need n >= 1, 0 <= p_milli <= 999, use_mask 0 or 1, "
+                                             "seed >= 0");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *x = op_frame_input(&f, "x", (uint32_t)n);
+    PTL_T *mask = use_mask ? op_frame_input(&f, "mask", (uint32_t)n) : NULL;
+    PTL_T *y = op_frame_output(&f, "y", (uint32_t)n);
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    memcpy(y, x, (size_t)n * sizeof(PTL_T));     /* dropout works in place */
+#if PTL_OP_FP == 32
+    struct dropout_args_fp32 args = {.probability = (float)p_milli / 1000.0f, .input = y, .use_mask = use_mask,
+                                     .mask = mask, .size = n, .seed = seed};
+#else
+    struct dropout_args_fp16 args = {.probability = (float)p_milli / 1000.0f, .input = y, .use_mask = use_mask,
+                                     .mask = mask, .size = n, .seed = seed};
+#endif
+    ptl_measure_begin(vi);
+    pi_cl_team_fork(v.cores, PTL_F(pulp_dropout_, _cl), &args);
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
+
+#if PTL_OP_FP == 32
+static int run_random_float(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v;
+    const int n = ptl_param(c, "n", vi), seed = ptl_param(c, "seed", vi);
+    if (n < 1 || seed < 0) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "random_float needs n >= 1 and seed >= 0");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    float *r = op_frame_output(&f, "r", (uint32_t)n);
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    ptl_measure_begin(vi);
+    for (int i = 0; i < n; i++)
+        r[i] = pulp_generate_float_seed(seed + i);
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
+#endif
+
+const struct ptl_op PTL_OP_TABLE[] = {
+    {PTL_OP_NAME("dropout"), "n p_milli use_mask seed", "x mask", "y", "none", run_dropout},
+#if PTL_OP_FP == 32
+    {PTL_OP_NAME("random_float"), "n seed", "", "r", "none", run_random_float},
+#endif
+    {0},
+};

@@ -1,0 +1,66 @@
+"""Catalogue of dropout (the seeded generator and the mask paths) and of
+the library's random numbers (pulp_generate_float_seed).
+
+Dropout is a per-core body the runner forks (cores 1, 3, 8) over sizes
+around the core counts, a prime and 1000 elements; probabilities 0 (no
+change), 0.1, 0.5 and 0.9; seeds 0 and 12345. The mask path multiplies by
+the entry's mask (a 0/1 pattern scaled by 2, exact). Every element is
+checked against an independent model of the generator (golden/dropout.py),
+so the device's mask is the documented one bit for bit; tests/
+test_golden_dropout.py checks that model's statistics.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from golden import dropout
+from harness.cases import OpEntry
+
+SIZES = tuple(dict(n=n) for n in (1, 3, 8, 9, 17, 97, 1000))
+
+
+def _mask_values(c, inputs: dict) -> dict:
+    """A mask of exact 0s and 2s (x * mask is exact then, but the op still
+    has to multiply the right element)."""
+    n = c.shape["n"]
+    return dict(inputs, mask=np.where(np.arange(n) % 3 == 1, 0.0, 2.0))
+
+
+DROPOUT = OpEntry(
+    name="dropout",
+    unit="dropout",
+    runner_op=lambda dtype: "dropout_fp32" if dtype == "fp32" else "dropout_fp16",
+    steps=("fw",),
+    dtypes=("fp32", "fp16", "bf16"),
+    shapes=SIZES,
+    options={"p_milli": (0, 100, 500, 900), "use_mask": (0, 1), "seed": (0, 12345)},
+    applies=lambda c: not (c.options["use_mask"] and c.options["seed"]),   # the mask path reads no seed
+    inputs=lambda c: {"x": (c.shape["n"],), "mask": (c.shape["n"],)},
+    params=lambda c: {"n": c.shape["n"], **c.options},
+    input_values=_mask_values,
+    reference=lambda c, inputs: dropout.dropout(inputs, c.options["p_milli"], c.options["use_mask"],
+                                                c.options["seed"]),
+    cores=(1, 3, 8),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=lambda c: {"input": (4 if c.dtype == "fp32" else 2) * c.shape["n"] * 2},
+)
+
+RANDOM_FLOAT = OpEntry(
+    name="random_float",
+    unit="dropout",
+    runner_op=lambda dtype: "random_float_fp32",
+    steps=("fw",),
+    dtypes=("fp32",),
+    shapes=(dict(n=64),),
+    options={"seed": (0, 1, 42, 2147483000)},
+    inputs=lambda c: {},
+    params=lambda c: {"n": c.shape["n"], "seed": c.options["seed"]},
+    reference=lambda c, inputs: dropout.random_float(c.shape["n"], c.options["seed"]),
+    cores=(1,),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=lambda c: {"output": 4 * c.shape["n"]},
+)
+
+ENTRIES = [DROPOUT, RANDOM_FLOAT]
