@@ -232,6 +232,12 @@ MUTATIONS = [
              "        rand->mt[k] = rand->mt[(k + STATE_VECTOR_M - 1) % STATE_VECTOR_LENGTH]",
              "random_float-fp32-fw-n64-seed42",
              "random_float-fp32-fw-n64-seed42-direct-c1"),
+    Mutation("cordic_fold_keeps_the_sign",  # folding by pi without negating: cos and sin wrong beyond pi/2
+             "sources/pulp_cordic.c",
+             "        z -= CORDIC_PI;\n        sign = -1.0f;",
+             "        z -= CORDIC_PI;",
+             "cordic-fp32-fw-n64",
+             "cordic-fp32-fw-n64-direct-c1"),
     Mutation("dw_pad_on_the_wrong_side",
              "sources/pulp_conv_dw_impl.h",
              "    g->L = a->Lpad;",

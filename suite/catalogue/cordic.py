@@ -1,0 +1,42 @@
+"""Catalogue of the CORDIC cosine and sine: angles in [-10, 10) and the
+edges 0, +-pi/2, +-pi and 7 (range reduction), one call per angle.
+"""
+from __future__ import annotations
+
+import math
+
+from golden import cordic
+from golden.formats import format_named
+from harness.cases import OpEntry
+
+# FP32, 12 rotations: within 5e-4 (shared/TRAINLIB_API_MORE.md, "Tensor
+# utilities"); the residual angle after 12 rotations is below atan(2^-11) =
+# 4.88e-4, measured here on 20001 angles of [-10, 10]: 4.8806e-4.
+# FP16/bf16, 14 rotations: the API states no bound. The residual angle is
+# below atan(2^-13) = 1.2207e-4; the 14 binary32 rotations add at most 56
+# roundings of 2^-24 relative to the vector (norm 1): 3.4e-6, so 1.26e-4.
+# That holds for a library that rotates in binary32 (lib_c does); one that
+# rotates in fp16 arithmetic is less accurate than this.
+BOUNDS = {"cordic_fp32_abs": 5e-4, "cordic_fp16_abs": math.atan(2.0 ** -13) + 3.4e-6}
+
+CORDIC = OpEntry(
+    name="cordic",
+    unit="cordic",
+    runner_op=lambda dtype: "cordic_fp32" if dtype == "fp32" else "cordic_fp16",
+    steps=("fw",),
+    dtypes=("fp32", "fp16", "bf16"),
+    shapes=(dict(n=1), dict(n=64)),
+    inputs=lambda c: {"angle": (c.shape["n"],)},
+    params=lambda c: {"n": c.shape["n"]},
+    input_values=lambda c, inputs: cordic.angles(inputs, format_named(c.dtype)),
+    reference=lambda c, inputs: cordic.cordic(
+        inputs, format_named(c.dtype),
+        c.entry.approximations["cordic_fp32_abs" if c.dtype == "fp32" else "cordic_fp16_abs"]),
+    cores=(1,),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=lambda c: {"angle": 4 * c.shape["n"], "cos_sin": 8 * c.shape["n"]},
+    approximations=BOUNDS,
+)
+
+ENTRIES = [CORDIC]
