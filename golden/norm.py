@@ -62,10 +62,10 @@ def _channels(a: np.ndarray, C: int) -> np.ndarray:
     return a.reshape(C, -1)
 
 
-def statistics(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact mu, v (biased variance + EPSILON) and sigma per channel of x [C x D]."""
+def statistics(x: np.ndarray, eps: float = EPSILON) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact mu, v (biased variance + eps) and sigma per channel of x [C x D]."""
     mu = x.mean(axis=1)
-    v = (x * x).mean(axis=1) - mu * mu + EPSILON
+    v = (x * x).mean(axis=1) - mu * mu + eps
     return mu, v, np.sqrt(v)
 
 
@@ -84,23 +84,25 @@ def _exact_channels(x: np.ndarray, fmt: NumberFormat) -> np.ndarray:
     return out
 
 
-def _fw_statistics_bounds(x: np.ndarray, fmt: NumberFormat):
+def statistics_bounds(x: np.ndarray, fmt: NumberFormat, eps: float = EPSILON):
+    """mu, v, sigma per channel of x [C x D] and the bounds of the device's
+    values of them (the derivation above): mu, v, sigma, E_mu, E_v, E_s."""
     C, D = x.shape
     u = fmt.unit_roundoff
     divisions = 0 if D & (D - 1) == 0 else D
     n_mu, n_q = (D - 1) + divisions, D + (D - 1) + divisions
-    mu, v, sigma = statistics(x)
+    mu, v, sigma = statistics(x, eps)
     a, q = np.abs(x).mean(axis=1), (x * x).mean(axis=1)
     e_mu = _gamma(n_mu, u) * a
     e_q = _gamma(n_q, u) * q
     e_m2 = (2 * np.abs(mu) + e_mu) * e_mu + u * (np.abs(mu) + e_mu) ** 2
-    e_v = e_q + e_m2 + _gamma(2, u) * (q + e_q + mu * mu + e_m2 + EPSILON)
+    e_v = e_q + e_m2 + _gamma(2, u) * (q + e_q + mu * mu + e_m2 + eps)
     exact = _exact_channels(x, fmt)
     e_mu, e_v = np.where(exact, 0.0, e_mu), np.where(exact, 0.0, e_v)
     e_s = e_v / sigma + u * (sigma + e_v / sigma)
     if np.any(sigma <= e_s):
         c = int(np.argmax(sigma <= e_s))
-        raise ValueError(f"instnorm channel {c} has sigma {sigma[c]:.3g} within its error bound {e_s[c]:.3g}: "
+        raise ValueError(f"channel {c} has sigma {sigma[c]:.3g} within its error bound {e_s[c]:.3g}: "
                          f"the documented formula has no useful bound there; choose other inputs")
     return mu, v, sigma, e_mu, e_v, e_s
 
@@ -117,7 +119,7 @@ def instnorm(inputs: dict[str, np.ndarray], step: str, frozen: int, C: int,
     D = x.shape[1]
     gamma, beta = inputs["coeff"][:C, None], inputs["coeff"][C:, None]
     if step == "fw" and not frozen:
-        mu, v, sigma, e_mu, e_v, e_s = _fw_statistics_bounds(x, fmt)
+        mu, v, sigma, e_mu, e_v, e_s = statistics_bounds(x, fmt)
         mu_, sigma_, e_mu_, e_s_ = mu[:, None], sigma[:, None], e_mu[:, None], e_s[:, None]
         d = x - mu_
         y = gamma / sigma_ * d + beta
