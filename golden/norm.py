@@ -107,6 +107,20 @@ def statistics_bounds(x: np.ndarray, fmt: NumberFormat, eps: float = EPSILON):
     return mu, v, sigma, e_mu, e_v, e_s
 
 
+def normalized(x: np.ndarray, w: np.ndarray, b: np.ndarray, fmt: NumberFormat, eps: float) -> Reference:
+    """(x - mu) / sigma * w + b per row of x [R x n] with the row's own
+    statistics (w, b broadcast against x): four roundings with magnitudes
+    that allow for the statistics' error, plus the error y inherits from
+    them (the derivation above)."""
+    mu, _, sigma, e_mu, _, e_s = statistics_bounds(x, fmt, eps)
+    mu_, sigma_, e_mu_, e_s_ = mu[:, None], sigma[:, None], e_mu[:, None], e_s[:, None]
+    d = x - mu_
+    y = d / sigma_ * w + b
+    magnitude = np.abs(w) / (sigma_ - e_s_) * (np.abs(d) + e_mu_) + np.abs(b)
+    inherited = np.abs(w) * (e_mu_ / (sigma_ - e_s_) + np.abs(d) * e_s_ / (sigma_ * (sigma_ - e_s_)))
+    return Reference(y, magnitude, 4, propagated=inherited)
+
+
 def _only(value: np.ndarray, bound: np.ndarray) -> Reference:
     """A value whose whole bound is inherited."""
     return Reference(value, np.zeros_like(value), 0, propagated=bound)
@@ -120,12 +134,9 @@ def instnorm(inputs: dict[str, np.ndarray], step: str, frozen: int, C: int,
     gamma, beta = inputs["coeff"][:C, None], inputs["coeff"][C:, None]
     if step == "fw" and not frozen:
         mu, v, sigma, e_mu, e_v, e_s = statistics_bounds(x, fmt)
-        mu_, sigma_, e_mu_, e_s_ = mu[:, None], sigma[:, None], e_mu[:, None], e_s[:, None]
-        d = x - mu_
-        y = gamma / sigma_ * d + beta
-        magnitude = np.abs(gamma) / (sigma_ - e_s_) * (np.abs(d) + e_mu_) + np.abs(beta)
-        inherited = np.abs(gamma) * (e_mu_ / (sigma_ - e_s_) + np.abs(d) * e_s_ / (sigma_ * (sigma_ - e_s_)))
-        return {"y": Reference(y.reshape(shape), magnitude.reshape(shape), 4, propagated=inherited.reshape(shape)),
+        y = normalized(x, gamma, beta, fmt, EPSILON)
+        return {"y": Reference(y.value.reshape(shape), y.magnitude.reshape(shape), 4,
+                               propagated=y.propagated.reshape(shape)),
                 "mean_out": _only(mu, e_mu), "var_out": _only(v, e_v), "stdev_out": _only(sigma, e_s)}
     mu, v, sigma = (inputs[name][:, None] for name in ("mean", "var", "stdev"))
     d = x - mu
@@ -171,3 +182,52 @@ def edge_inputs(inputs: dict[str, np.ndarray], C: int, constant: int, fmt: Numbe
     return dict(inputs, x=x.reshape(inputs["x"].shape), mean=fmt.round(mu), var=v_rounded,
                 stdev=fmt.round(np.sqrt(v_rounded)))
 
+
+
+# ---- BatchNorm, LayerNorm, RMSNorm, NoNorm (FP32 FW) ----
+
+def _flat(r: Reference) -> Reference:
+    return Reference(r.value.reshape(-1), r.magnitude.reshape(-1), r.reduction,
+                     None if r.propagated is None else r.propagated.reshape(-1))
+
+
+def batchnorm(inputs: dict[str, np.ndarray], B: int, C: int, fmt: NumberFormat, eps: float) -> dict[str, Reference]:
+    """Per channel over its B*H*W values: rows of the channel-major view."""
+    x = inputs["x"].reshape(B, C, -1).transpose(1, 0, 2).reshape(C, -1)
+    w, b = inputs["coeff"][:C, None], inputs["coeff"][C:, None]
+    y = normalized(x, w, b, fmt, eps)
+
+    def back(a):
+        return a.reshape(C, B, -1).transpose(1, 0, 2).reshape(-1)
+    return {"y": Reference(back(y.value), back(y.magnitude), 4, propagated=back(y.propagated))}
+
+
+def layernorm(inputs: dict[str, np.ndarray], rows: int, fmt: NumberFormat, eps: float) -> dict[str, Reference]:
+    x = inputs["x"].reshape(rows, -1)
+    n = x.shape[1]
+    return {"y": _flat(normalized(x, inputs["coeff"][None, :n], inputs["coeff"][None, n:], fmt, eps))}
+
+
+RMSNORM_EPSILON = float(np.float32(1e-5))
+
+
+def rmsnorm(inputs: dict[str, np.ndarray]) -> dict[str, Reference]:
+    """o = w (r x), r = 1/sqrt(sum x^2 / n + 1e-5). Everything is relative:
+    the sum of squares (n products, n - 1 sums, up to 8 per-core partials
+    added), the quotient and eps add no cancellation, so q = sum/n + eps is
+    within g(n + 9) of itself; the square root halves that and rounds, the
+    reciprocal, r x and w (r x) round once each: within n + 13 roundings of
+    |o|."""
+    x, w = inputs["x"], inputs["coeff"]
+    n = x.size
+    o = w * x / np.sqrt((x * x).sum() / n + RMSNORM_EPSILON)
+    return {"y": Reference(o, np.abs(o), n + 13)}
+
+
+def nonorm(inputs: dict[str, np.ndarray], rows: int) -> dict[str, Reference]:
+    """y = x * coeff[j] + bias[j]: a product and a sum."""
+    x = inputs["x"].reshape(rows, -1)
+    n = x.shape[1]
+    c, b = inputs["coeff"][None, :n], inputs["coeff"][None, n:]
+    y = x * c + b
+    return {"y": Reference(y.reshape(-1), (np.abs(x * c) + np.abs(b)).reshape(-1), 2)}

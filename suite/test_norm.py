@@ -1,4 +1,4 @@
-"""InstanceNorm against PyTorch."""
+"""The normalizations against PyTorch."""
 from harness.pytest_plugin import parametrize_variants
 from suite.catalogue.norm import ENTRIES
 

@@ -45,3 +45,28 @@ def test_a_zero_variance_channel_is_exact_and_its_output_is_beta():
     out = norm.instnorm(edged, "fw", 0, 2, FP32)
     assert out["mean_out"].propagated[0] == 0 and out["var_out"].propagated[0] == 0
     np.testing.assert_array_equal(out["y"].value[0], edged["coeff"][2])
+
+
+def test_batchnorm_and_layernorm_are_torchs_in_training_mode():
+    rng = np.random.default_rng(3)
+    B, C, H, W = 3, 4, 2, 5
+    x = rng.uniform(-1, 1, (B, C, H, W))
+    coeff = rng.uniform(-1, 1, 2 * C)
+    y = torch.nn.functional.batch_norm(torch.tensor(x), None, None, torch.tensor(coeff[:C]),
+                                       torch.tensor(coeff[C:]), training=True, eps=1e-5)
+    got = norm.batchnorm({"x": x.reshape(-1), "coeff": coeff}, B, C, FP32, 1e-5)["y"].value
+    np.testing.assert_allclose(got, y.numpy().reshape(-1), rtol=1e-12, atol=1e-12)
+    rows, n = 3, 7
+    x = rng.uniform(-1, 1, (rows, n))
+    coeff = rng.uniform(-1, 1, 2 * n)
+    y = torch.nn.functional.layer_norm(torch.tensor(x), (n,), torch.tensor(coeff[:n]), torch.tensor(coeff[n:]),
+                                       eps=1e-5)
+    got = norm.layernorm({"x": x.reshape(-1), "coeff": coeff}, rows, FP32, 1e-5)["y"].value
+    np.testing.assert_allclose(got, y.numpy().reshape(-1), rtol=1e-12, atol=1e-12)
+
+
+def test_rmsnorm_is_torchs():
+    rng = np.random.default_rng(4)
+    x, w = rng.uniform(-1, 1, 17), rng.uniform(-1, 1, 17)
+    y = torch.nn.functional.rms_norm(torch.tensor(x), (17,), torch.tensor(w), eps=norm.RMSNORM_EPSILON)
+    np.testing.assert_allclose(norm.rmsnorm({"x": x, "coeff": w})["y"].value, y.numpy(), rtol=1e-12)

@@ -9,9 +9,15 @@ golden/norm.py for why their bound stays tight). Channels come at three
 scales (x1, x2, x4). The statistics the frozen FW and the backward steps
 read are consistent with x (golden/norm.py, edge_inputs).
 
-Not yet: the FP16 InstanceNorm, BatchNorm, LayerNorm, RMSNorm and NoNorm.
+BatchNorm (self-forked over channels), LayerNorm (rows over the cores the
+runner forks), RMSNorm (self-forked partial sums) and NoNorm (rows over the
+cores): FP32 FW, the only steps and dtype the API has; epsilon 1e-5.
+
+Not yet: the FP16 InstanceNorm.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from golden import norm
 from golden.formats import format_named
@@ -56,7 +62,7 @@ def _footprint(c) -> dict[str, int]:
 
 INSTNORM = OpEntry(
     name="instnorm",
-    unit="instnorm",
+    unit="norm",
     runner_op=lambda dtype: "instnorm_fp32",
     steps=STEPS,
     dtypes=("fp32",),
@@ -75,4 +81,49 @@ INSTNORM = OpEntry(
     footprint=_footprint,
 )
 
-ENTRIES = [INSTNORM]
+EPS_MICRO = 10      # 1e-5
+EPS = float(np.float32(EPS_MICRO) / np.float32(1e6))
+
+
+def _fw_entry(name: str, shapes, inputs, params, reference, cores=(1, 3, 8)) -> OpEntry:
+    return OpEntry(
+        name=name,
+        unit="norm",
+        runner_op=lambda dtype: f"{name}_fp32",
+        steps=("fw",),
+        dtypes=("fp32",),
+        shapes=shapes,
+        inputs=inputs,
+        params=params,
+        reference=reference,
+        cores=cores,
+        kernels=lambda dtype, step: (0,),
+        kernel_names=lambda dtype: ("direct",),
+        footprint=lambda c: {"tensors": 4 * sum(int(np.prod(t)) for t in inputs(c).values()) * 2},
+    )
+
+
+BATCHNORM = _fw_entry(
+    "batchnorm", tuple(dict(B=b, C=c, H=h, W=w) for b, c, h, w in (
+        (1, 1, 1, 1), (2, 3, 2, 2), (4, 8, 3, 3), (1, 9, 4, 4), (3, 2, 5, 7))),
+    lambda c: {"x": (c.shape["B"] * c.shape["C"] * c.shape["H"] * c.shape["W"],), "coeff": (2 * c.shape["C"],)},
+    lambda c: {**c.shape, "eps_micro": EPS_MICRO},
+    lambda c, inputs: norm.batchnorm(inputs, c.shape["B"], c.shape["C"], format_named(c.dtype), EPS))
+
+LAYERNORM = _fw_entry(
+    "layernorm", tuple(dict(rows=r, n=n) for r, n in ((1, 1), (3, 8), (8, 7), (9, 16), (16, 64))),
+    lambda c: {"x": (c.shape["rows"] * c.shape["n"],), "coeff": (2 * c.shape["n"],)},
+    lambda c: {**c.shape, "eps_micro": EPS_MICRO},
+    lambda c, inputs: norm.layernorm(inputs, c.shape["rows"], format_named(c.dtype), EPS))
+
+RMSNORM = _fw_entry(
+    "rmsnorm", tuple(dict(n=n) for n in (1, 7, 8, 17, 1000)),
+    lambda c: {"x": (c.shape["n"],), "coeff": (c.shape["n"],)}, lambda c: dict(c.shape),
+    lambda c, inputs: norm.rmsnorm(inputs))
+
+NONORM = _fw_entry(
+    "nonorm", tuple(dict(rows=r, n=n) for r, n in ((1, 1), (3, 8), (9, 17), (16, 64))),
+    lambda c: {"x": (c.shape["rows"] * c.shape["n"],), "coeff": (2 * c.shape["n"],)}, lambda c: dict(c.shape),
+    lambda c, inputs: norm.nonorm(inputs, c.shape["rows"]))
+
+ENTRIES = [INSTNORM, BATCHNORM, LAYERNORM, RMSNORM, NONORM]

@@ -1,0 +1,228 @@
+/*
+ * Runner ops of the normalizations. BatchNorm, LayerNorm, RMSNorm and NoNorm
+ * (FP32 FW) follow InstanceNorm below.
+ *
+ * InstanceNorm: FW (running statistics computed and stored, or
+ * frozen and read), WG, IG and BW (WG then IG), forked inside the primitive
+ * (NUM_CORES, which the runner has set to the variant's core count). No
+ * matmul: kernel 0.
+ *
+ * Compiled for FP32 (the FP16 table is empty). Params:
+ *   C H W    the tensor, CHW; D = H * W
+ *   step     0 FW, 1 WG (bw_param_grads), 2 IG (bw_input_grads), 3 BW (bw)
+ *   frozen   freeze_running_params
+ * Tensors in: x [C x D], coeff [2C] (gamma then beta), dy [C x D], and the
+ * running statistics mean, var, stdev [C]. Out: FW y [C x D] and the
+ * statistics after the call (mean_out, var_out, stdev_out: they start as
+ * the inputs, so a frozen FW must leave them exactly); WG and BW dcoeff
+ * [2C] (dgamma then dbeta); IG and BW dx [C x D].
+ */
+#include <string.h>
+
+#include "op_frame.h"
+#include "pmsis.h"
+#include "ptl_op_dtype.h"
+#include "ptl_platform.h"
+#include "ptl_runner.h"
+#include "pulp_train.h"
+
+#if PTL_OP_FP == 32
+
+enum { IN_STEP_FW = 0, IN_STEP_WG = 1, IN_STEP_IG = 2, IN_STEP_BW = 3 };
+
+/* A guarded output holding a copy of the input `name`; NULL after a failure. */
+static float *output_from(struct op_frame *f, const char *input, const char *output, uint32_t count)
+{
+    float *src = op_frame_input(f, input, count);
+    float *dst = op_frame_output(f, output, count);
+    if (src && dst)
+        memcpy(dst, src, count * sizeof(float));
+    return dst;
+}
+
+static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v; /* direct code: no kernel index */
+    const int C = ptl_param(c, "C", vi), H = ptl_param(c, "H", vi), W = ptl_param(c, "W", vi);
+    const int step = ptl_param(c, "step", vi), frozen = ptl_param(c, "frozen", vi);
+    if (C < 1 || H < 1 || W < 1 || step < IN_STEP_FW || step > IN_STEP_BW || (frozen != 0 && frozen != 1)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "instnorm params need C, H, W >= 1, step 0 (FW), 1 (WG), 2 (IG) "
+                                             "or 3 (BW), frozen 0 or 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    const uint32_t n = (uint32_t)(C * H * W), nc = (uint32_t)C;
+    const int fw = step == IN_STEP_FW, wg = step == IN_STEP_WG || step == IN_STEP_BW;
+    const int ig = step == IN_STEP_IG || step == IN_STEP_BW;
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    float *x = op_frame_input(&f, "x", n);
+    float *coeff = op_frame_input(&f, "coeff", 2 * nc);
+    float *dy = fw ? NULL : op_frame_input(&f, "dy", n);
+    float *mean = fw ? output_from(&f, "mean", "mean_out", nc) : op_frame_input(&f, "mean", nc);
+    float *var = fw ? output_from(&f, "var", "var_out", nc) : op_frame_input(&f, "var", nc);
+    float *stdev = fw ? output_from(&f, "stdev", "stdev_out", nc) : op_frame_input(&f, "stdev", nc);
+    float *y = fw ? op_frame_output(&f, "y", n) : NULL;
+    float *dcoeff = wg ? op_frame_output(&f, "dcoeff", 2 * nc) : NULL;
+    float *dx = ig ? op_frame_output(&f, "dx", n) : NULL;
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    struct blob input = {.data = x, .diff = dx, .dim = (int)n, .W = W, .H = H, .C = C};
+    struct blob output = {.data = y, .diff = dy, .dim = (int)n, .W = W, .H = H, .C = C};
+    struct blob coeff_blob = {.data = coeff, .diff = dcoeff, .dim = 2 * C, .W = 1, .H = 1, .C = 2 * C};
+    struct InstNorm_args args = {
+        .input = &input, .output = &output, .coeff = &coeff_blob,
+        .running_mean = mean, .running_var = var, .running_stdev = stdev,
+        .freeze_running_params = frozen, .skip_wg_grad = !wg, .skip_in_grad = !ig,
+    };
+    ptl_measure_begin(vi);
+    if (fw)
+        pulp_instnorm_fp32_fw_cl(&args);
+    else if (step == IN_STEP_WG)
+        pulp_instnorm_fp32_bw_param_grads_cl(&args);
+    else if (step == IN_STEP_IG)
+        pulp_instnorm_fp32_bw_input_grads_cl(&args);
+    else
+        pulp_instnorm_fp32_bw_cl(&args);
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
+
+/*
+ * BatchNorm: params B C H W eps_micro; x [B x C x H x W], coeff [2C]
+ * (weight_data then bias_data) in; y out. LayerNorm: rows n (step_size),
+ * eps_micro; x [rows x n], coeff [2n] (weight then bias); y. RMSNorm: n;
+ * x, coeff [n] (weight); y. NoNorm: rows (input->H) n (input->W); x, coeff
+ * [2n] (coeff then bias); y. eps = eps_micro / 1000000 in binary32.
+ */
+struct norm_io {
+    struct op_frame f;
+    float *x, *coeff, *y;
+};
+
+static int norm_io_open(struct norm_io *io, const struct ptl_case *c, uint32_t vi, uint32_t n, uint32_t n_coeff)
+{
+    op_frame_init(&io->f, c, vi, PTL_DTYPE);
+    io->x = op_frame_input(&io->f, "x", n);
+    io->coeff = op_frame_input(&io->f, "coeff", n_coeff);
+    io->y = op_frame_output(&io->f, "y", n);
+    return io->f.status ? op_frame_finish(&io->f, 0) : PTL_OK;
+}
+
+static int norm_io_measured(struct norm_io *io, uint32_t vi, int cores, void (*body)(void *), void *args)
+{
+    ptl_measure_begin(vi);
+    if (cores)
+        pi_cl_team_fork(cores, body, args);
+    else
+        body(args);
+    ptl_measure_end(vi);
+    return op_frame_finish(&io->f, 1);
+}
+
+static int run_batchnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v;
+    const int B = ptl_param(c, "B", vi), C = ptl_param(c, "C", vi), H = ptl_param(c, "H", vi);
+    const int W = ptl_param(c, "W", vi), eps_micro = ptl_param(c, "eps_micro", vi);
+    if (B < 1 || C < 1 || H < 1 || W < 1 || eps_micro < 1) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "batchnorm needs B, C, H, W, eps_micro >= 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct norm_io io;
+    int status = norm_io_open(&io, c, vi, (uint32_t)(B * C * H * W), (uint32_t)(2 * C));
+    if (status)
+        return status;
+    float eps = (float)eps_micro / 1000000.0f;
+    struct blob input = {.data = io.x, .diff = NULL, .dim = B * C * H * W, .W = W, .H = H, .C = C};
+    struct blob output = {.data = io.y, .diff = NULL, .dim = B * C * H * W, .W = W, .H = H, .C = C};
+    struct BatchNorm_args_fp32 args = {
+        .input = &input, .output = &output, .coeff = NULL, .bias = NULL, .batch_size = B,
+        .running_mean = NULL, .running_var = NULL, .running_stdev = NULL, .freeze_running_params = 0,
+        .skip_wg_grad = 1, .skip_in_grad = 1, .weight_data = io.coeff, .bias_data = io.coeff + C, .eps = &eps,
+        .B = B, .C = C, .H = H, .W = W,
+    };
+    return norm_io_measured(&io, vi, 0, pulp_batch_norm_fp32_fw_cl, &args);
+}
+
+static int run_layernorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int rows = ptl_param(c, "rows", vi), n = ptl_param(c, "n", vi), eps_micro = ptl_param(c, "eps_micro", vi);
+    if (rows < 1 || n < 1 || eps_micro < 1) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "layernorm needs rows, n, eps_micro >= 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct norm_io io;
+    int status = norm_io_open(&io, c, vi, (uint32_t)(rows * n), (uint32_t)(2 * n));
+    if (status)
+        return status;
+    float eps = (float)eps_micro / 1000000.0f;
+    struct LayerNorm_args_fp32 args = {.x = io.x, .weight = io.coeff, .bias = io.coeff + n, .output = io.y,
+                                       .eps = &eps, .size = rows * n, .step_size = n};
+    return norm_io_measured(&io, vi, v.cores, pulp_layerNorm_fp32_fw_cl, &args);
+}
+
+struct rmsnorm_call {
+    float *o, *x, *weight, *buffer;
+    int size;
+};
+
+static void rmsnorm_call(void *args)
+{
+    struct rmsnorm_call *r = args;
+    rmsnorm_parallelized_fp32(r->o, r->x, r->weight, r->buffer, r->size);
+}
+
+static int run_rmsnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int n = ptl_param(c, "n", vi);
+    if (n < 1) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "rmsnorm needs n >= 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct norm_io io;
+    int status = norm_io_open(&io, c, vi, (uint32_t)n, (uint32_t)n);
+    if (status)
+        return status;
+    struct rmsnorm_call args = {.o = io.y, .x = io.x, .weight = io.coeff,
+                                .buffer = op_frame_scratch(&io.f, (uint32_t)v.cores), .size = n};
+    if (io.f.status)
+        return op_frame_finish(&io.f, 0);
+    return norm_io_measured(&io, vi, 0, rmsnorm_call, &args);
+}
+
+static int run_nonorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int rows = ptl_param(c, "rows", vi), n = ptl_param(c, "n", vi);
+    if (rows < 1 || n < 1) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "nonorm needs rows, n >= 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct norm_io io;
+    int status = norm_io_open(&io, c, vi, (uint32_t)(rows * n), (uint32_t)(2 * n));
+    if (status)
+        return status;
+    struct blob input = {.data = io.x, .diff = NULL, .dim = rows * n, .W = n, .H = rows, .C = 1};
+    struct blob coeff = {.data = io.coeff, .diff = NULL, .dim = n, .W = n, .H = 1, .C = 1};
+    struct blob bias = {.data = io.coeff + n, .diff = NULL, .dim = n, .W = n, .H = 1, .C = 1};
+    struct blob output = {.data = io.y, .diff = NULL, .dim = rows * n, .W = n, .H = rows, .C = 1};
+    struct Nonorm_args args = {.input = &input, .coeff = &coeff, .bias = &bias, .output = &output};
+    return norm_io_measured(&io, vi, v.cores, pulp_nonorm_fp32_fw_cl, &args);
+}
+
+const struct ptl_op PTL_OP_TABLE[] = {
+    {PTL_OP_NAME("batchnorm"), "B C H W eps_micro", "x coeff", "y", "none", run_batchnorm},
+    {PTL_OP_NAME("layernorm"), "rows n eps_micro", "x coeff", "y", "none", run_layernorm},
+    {PTL_OP_NAME("rmsnorm"), "n", "x coeff", "y", "none", run_rmsnorm},
+    {PTL_OP_NAME("nonorm"), "rows n", "x coeff", "y", "none", run_nonorm},
+    {PTL_OP_NAME("instnorm"), "C H W step frozen", "x coeff dy mean var stdev",
+     "y mean_out var_out stdev_out dcoeff dx", "none", run_instnorm},
+    {0},
+};
+
+#else /* no FP16 InstanceNorm in lib_c yet */
+
+const struct ptl_op PTL_OP_TABLE[] = {
+    {0},
+};
+
+#endif
