@@ -215,3 +215,162 @@ def teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray]
     return {name: (torch.stack(values).numpy().reshape(outputs[name].shape),
                    torch.stack(bounds).numpy().reshape(outputs[name].shape))
             for name, (values, bounds) in rows.items()}
+
+
+# ---- the depthwise-separable block with InstanceNorm and a residual ----
+#
+# Parameters concatenated as ops_train.c keeps them: depthwise [C x 9],
+# pointwise [C x C], InstanceNorm gamma and beta [2C], linear [K x F]. The
+# teacher-forced bound is carried by ball arithmetic (golden/ball.py): every
+# operation of the step, in the order lib_c performs it, with its operands'
+# bounds and its own rounding; ReLU and max pooling decisions that may flip
+# within a bound widen it as in the CNN. InstanceNorm's statistics are
+# computed from the device's own (bounded) pre-norm values, stored, and read
+# back by its backward step, so their bounds flow into both.
+
+def _ds_split(params: torch.Tensor, C: int, K: int):
+    o_pw, o_in = 9 * C, 9 * C + C * C
+    o_l = o_in + 2 * C
+    return (params[:o_pw].reshape(C, 1, 3, 3), params[o_pw:o_in].reshape(C, C, 1, 1),
+            params[o_in:o_in + C], params[o_in + C:o_l], params[o_l:].reshape(K, -1))
+
+
+def _ds_loss(x, t, params, C, K):
+    from golden.norm import EPSILON
+    w_dw, w_pw, gamma, beta, w_l = _ds_split(params, C, K)
+    z1 = F.conv2d(x.unsqueeze(0), w_dw, padding=1, groups=C)
+    z2 = F.conv2d(z1, w_pw)
+    z3 = F.instance_norm(z2, weight=gamma, bias=beta, eps=EPSILON)
+    r = x.unsqueeze(0) + torch.relu(z3)
+    z4 = w_l @ F.max_pool2d(r, 2).reshape(-1)
+    s = float(t.sum()) or 1.0
+    return torch.logsumexp(z4, 0) * s - (t * z4).sum()
+
+
+def dsblock_trajectory(inputs: dict[str, np.ndarray], steps: int, lr: float, C: int, K: int) -> dict[str, np.ndarray]:
+    """The float64 run from the initial parameters: loss, gradients, weights
+    after each step and the input gradient."""
+    xs, ts = _t(inputs["x"]), _t(inputs["t"])
+    params = _t(inputs["params"])
+    rows = {name: [] for name in ("loss", "grads", "weights", "dx")}
+    for k in range(steps):
+        x = xs[k % len(xs)].clone().requires_grad_(True)
+        p = params.clone().requires_grad_(True)
+        loss = _ds_loss(x, ts[k % len(ts)], p, C, K)
+        loss.backward()
+        params = params - lr * p.grad
+        for name, value in (("loss", loss.detach().reshape(1)), ("grads", p.grad), ("weights", params),
+                            ("dx", x.grad.reshape(-1))):
+            rows[name].append(value.detach().numpy().reshape(-1))
+    return {name: np.concatenate(v) if name == "loss" else np.stack(v) for name, v in rows.items()}
+
+
+def _ds_step_balls(x, t, params, C, K, fmt: NumberFormat, ce_scale: float):
+    """One teacher-forced step: the balls of the loss, the gradients and the
+    input gradient, from exact parameters."""
+    from golden.ball import Arith, Ball, gamma
+    from golden.norm import EPSILON
+    A = Arith(fmt)
+    u = fmt.unit_roundoff
+    w_dw, w_pw, g_in, b_in, w_l = _ds_split(params, C, K)
+    H, W = x.shape[1:]
+    D = H * W
+    X = Ball.exact(x)
+
+    def dw_fw(v, w):
+        return F.conv2d(v.unsqueeze(0), w, padding=1, groups=C)[0]
+
+    def pw_fw(v, w):
+        return F.conv2d(v.unsqueeze(0), w)[0]
+
+    # forward
+    z1 = A.linear(lambda v: dw_fw(v, w_dw), X, 9, lambda v: dw_fw(v, w_dw.abs()))
+    z2 = A.linear(lambda v: pw_fw(v, w_pw), z1, C, lambda v: pw_fw(v, w_pw.abs()))
+    z2f = Ball(z2.c.reshape(C, D), z2.r.reshape(C, D))
+    mu = A.div(A.sum(z2f, 1, keepdim=True), Ball.exact(torch.full((C, 1), float(D), dtype=torch.float64)))
+    q = A.div(A.sum(A.mul(z2f, z2f), 1, keepdim=True), Ball.exact(torch.full((C, 1), float(D), dtype=torch.float64)))
+    var = A.add(A.sub(q, A.mul(mu, mu)), Ball.exact(torch.full((C, 1), EPSILON, dtype=torch.float64)))
+    sigma = A.sqrt(var)
+    d = A.sub(z2f, mu)
+    scale = A.div(Ball.exact(g_in[:, None]), sigma)
+    z3 = A.add(A.mul(scale, d), Ball.exact(b_in[:, None]))
+    a = Ball(torch.relu(z3.c), z3.r)
+    r = A.add(Ball.exact(x.reshape(C, D)), a)
+    r3 = Ball(r.c.reshape(C, H, W), r.r.reshape(C, H, W))
+    p = Ball(F.max_pool2d(r3.c.unsqueeze(0), 2)[0].reshape(-1), F.max_pool2d(r3.r.unsqueeze(0), 2)[0].reshape(-1))
+    n_f = p.c.numel()
+    z4 = A.linear(lambda v: w_l @ v, p, n_f, lambda v: w_l.abs() @ v)
+    # loss and its gradient, as in the CNN
+    dmax = float(z4.r.max())
+    s = float(t.sum()) or 1.0
+    t_abs = float(t.abs().sum())
+    z4_np, t_np = z4.c.numpy(), t.numpy()
+    loss_c = torch.logsumexp(z4.c, 0) * s - (t * z4.c).sum()
+    loss_r = (abs(s) + t_abs) * dmax + float(_ce_bound(z4_np, t_np, "fw", fmt, ce_scale).reshape(-1)[0])
+    softmax = torch.softmax(z4.c, 0)
+    dz4 = Ball(softmax * s - t, abs(s) * softmax * math.expm1(2 * dmax) + _t(_ce_bound(z4_np, t_np, "bw", fmt, ce_scale)))
+    # backward
+    dw_l = A.bilinear(lambda g, v: torch.outer(g, v), dz4, p, 1)
+    dp = A.linear(lambda g: w_l.T @ g, dz4, K, lambda g: w_l.abs().T @ g)
+    dr_c, dr_r = _pool_backward_bound(r3.c, r3.r, dp.c.reshape(C, H // 2, W // 2), dp.r.reshape(C, H // 2, W // 2))
+    da = Ball(dr_c.reshape(C, D), dr_r.reshape(C, D))                        # residual BW: a copy
+    z3c, z3r = z3.c, z3.r
+    dz3 = Ball(torch.where(z3c > 0, da.c, 0.0),
+               torch.where(z3c > z3r, da.r, torch.where(z3c < -z3r, 0.0, da.c.abs() + da.r)))
+    # InstanceNorm WG then IG, with the stored statistics (mu, var, sigma balls)
+    dot = A.sum(A.mul(dz3, d), 1, keepdim=True)
+    dgamma = A.div(dot, sigma)
+    dbeta = A.sum(dz3, 1, keepdim=True)
+    d_count = Ball.exact(torch.full((C, 1), float(D), dtype=torch.float64))
+    sum_dy = A.sum(dz3, 1, keepdim=True)
+    dot_ig = A.sum(A.mul(d, dz3), 1, keepdim=True)
+    in_scale = A.div(Ball.exact(g_in[:, None]), A.mul(d_count, sigma))
+    term = A.mul(A.div(d, var), dot_ig)
+    inner = A.sub(A.sub(A.mul(d_count, dz3), sum_dy), term)
+    dz2 = A.mul(in_scale, inner)
+    dz2_3 = Ball(dz2.c.reshape(C, H, W), dz2.r.reshape(C, H, W))
+    z1_2 = Ball(z1.c.reshape(C, D), z1.r.reshape(C, D))
+    dw_pw = A.bilinear(lambda g, v: g @ v.T, Ball(dz2.c, dz2.r), z1_2, D)
+    dz1 = A.linear(lambda g: pw_fw(g, w_pw.transpose(0, 1)), dz2_3, C, lambda g: pw_fw(g, w_pw.abs().transpose(0, 1)))
+
+    def dw_wg(inp, g):
+        return torch.nn.grad.conv2d_weight(inp.unsqueeze(0), (C, 1, 3, 3), g.unsqueeze(0), padding=1, groups=C)
+
+    def dw_ig(g, w):
+        return torch.nn.grad.conv2d_input((1, C, H, W), w, g.unsqueeze(0), padding=1, groups=C)[0]
+
+    dw_dw = A.bilinear(dw_wg, X, dz1, D)
+    dx_block = A.linear(lambda g: dw_ig(g, w_dw), dz1, 9, lambda g: dw_ig(g, w_dw.abs()))
+    dx = A.add(dx_block, Ball(dr_c, dr_r))                                   # the sum node
+    grads = Ball(torch.cat([dw_dw.c.reshape(-1), dw_pw.c.reshape(-1), dgamma.c.reshape(-1), dbeta.c.reshape(-1),
+                            dw_l.c.reshape(-1)]),
+                 torch.cat([dw_dw.r.reshape(-1), dw_pw.r.reshape(-1), dgamma.r.reshape(-1), dbeta.r.reshape(-1),
+                            dw_l.r.reshape(-1)]))
+    return Ball(loss_c.reshape(1), torch.tensor([loss_r], dtype=torch.float64)), grads, dx, gamma(2, u)
+
+
+def dsblock_teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray], lr: float, C: int, K: int,
+                           fmt: NumberFormat, ce_scale: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every step from the device's parameters after the step before:
+    (value, bound) of loss, grads, weights and dx, by name."""
+    eta = fmt.smallest_subnormal / 2
+    xs, ts = _t(inputs["x"]), _t(inputs["t"])
+    steps = outputs["loss"].size
+    rows = {name: ([], []) for name in ("loss", "grads", "weights", "dx")}
+    for k in range(steps):
+        params = _t(inputs["params"]) if k == 0 else _t(outputs["weights"][k - 1])
+        if not bool(torch.isfinite(params).all()):
+            for name, (values, bounds) in rows.items():
+                size = outputs[name].size // steps
+                values += [torch.full((size,), math.nan, dtype=torch.float64)] * (steps - k)
+                bounds += [torch.zeros(size, dtype=torch.float64)] * (steps - k)
+            break
+        loss, grads, dx, g2 = _ds_step_balls(xs[k % len(xs)], ts[k % len(ts)], params, C, K, fmt, ce_scale)
+        new = params - lr * grads.c
+        new_r = lr * grads.r + g2 * (params.abs() + lr * grads.mag) + 2 * eta
+        for name, value, bound in (("loss", loss.c, loss.r), ("grads", grads.c, grads.r), ("weights", new, new_r),
+                                   ("dx", dx.c.reshape(-1), dx.r.reshape(-1))):
+            rows[name][0].append(value.reshape(-1))
+            rows[name][1].append(bound.reshape(-1))
+    return {name: (torch.stack(v).numpy().reshape(outputs[name].shape), torch.stack(b).numpy().reshape(outputs[name].shape))
+            for name, (v, b) in rows.items()}

@@ -286,6 +286,12 @@ MUTATIONS = [
              "a->coeff->data[i % W] + a->bias->data[i / W % W];",
              "nonorm-fp32-fw-rows3xn8",
              "nonorm-fp32-fw-rows3xn8-direct-c3"),
+    Mutation("sumnode_overwrites_in_a_training_run",  # the input gradient loses the block's part
+             "sources/pulp_residual_impl.h",
+             "        ds[i] = RES_ADD(ds[i], dy[i]);",
+             "        ds[i] = dy[i];",
+             "train_dsblock-fp32",
+             "train_dsblock-fp32-train-C4xH8xW8xK3xS4xN20-mm-c8"),
     Mutation("dw_pad_on_the_wrong_side",
              "sources/pulp_conv_dw_impl.h",
              "    g->L = a->Lpad;",

@@ -120,4 +120,78 @@ CNN = OpEntry(
     footprint=_footprint,
 )
 
-ENTRIES = [CNN]
+# ---- the depthwise-separable block with InstanceNorm and a residual (FP32) ----
+
+DS_SHAPES = (dict(C=4, H=8, W=8, K=3, S=4, N=20),)
+DS_OUTPUTS = ("loss", "grads", "weights", "dx")
+
+
+def _ds_sizes(s) -> tuple[int, int]:
+    n_p = s["C"] * (s["H"] // 2) * (s["W"] // 2)
+    return n_p, 9 * s["C"] + s["C"] * s["C"] + 2 * s["C"] + s["K"] * n_p
+
+
+def _ds_inputs(c) -> dict[str, tuple[int, ...]]:
+    s = c.shape
+    return {"x": (s["S"], s["C"], s["H"], s["W"]), "t": (s["S"], s["K"]), "params": (_ds_sizes(s)[1],)}
+
+
+def _ds_input_values(c, inputs: dict) -> dict:
+    """One-hot labels; depthwise and pointwise weights scaled by 1/2, gamma
+    around 1 (1 + u/4, rounded), beta and the linear weights by 1/4."""
+    s = c.shape
+    C, K = s["C"], s["K"]
+    t = np.zeros((s["S"], K))
+    t[np.arange(s["S"]), np.arange(s["S"]) % K] = 1.0
+    p = inputs["params"].copy()
+    o_in = 9 * C + C * C
+    p[:o_in] /= 2
+    p[o_in:o_in + C] = format_named(c.dtype).round(1 + p[o_in:o_in + C] / 4)
+    p[o_in + C:] /= 4
+    return dict(inputs, t=t, params=p)
+
+
+def _ds_reference(c, inputs) -> dict[str, Reference]:
+    run = training.dsblock_trajectory(inputs, c.shape["N"], _lr(c), c.shape["C"], c.shape["K"])
+    return {name: Reference(run[name], np.abs(run[name]), 0) for name in DS_OUTPUTS}
+
+
+def _ds_chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
+    steps = training.dsblock_teacher_forced(inputs, outputs, _lr(c), c.shape["C"], c.shape["K"],
+                                            format_named(c.dtype), CROSSENTROPY.tolerance_scale.get(c.dtype, 1.0))
+    references = {name: Reference(value, np.zeros_like(value), 0, propagated=bound)
+                  for name, (value, bound) in steps.items()}
+    free = training.dsblock_trajectory(inputs, c.shape["N"], _lr(c), c.shape["C"], c.shape["K"])
+    plot = line_plot_svg(f"Depthwise-separable block training, {c.dtype}: loss per step", "step",
+                         "cross-entropy loss", {"device": list(outputs["loss"]), "PyTorch float64": list(free["loss"])},
+                         dashed=("PyTorch float64",))
+    return ChainedCheck(references, {"loss.svg": plot})
+
+
+def _ds_footprint(c) -> dict[str, int]:
+    s = c.shape
+    n_x = s["C"] * s["H"] * s["W"]
+    n_p, n_params = _ds_sizes(s)
+    return {"data": 4 * s["S"] * (n_x + s["K"]), "parameters": 4 * 2 * n_params,
+            "activations": 4 * 2 * (6 * n_x + n_p + s["K"]), "work": 4 * (s["C"] * s["C"] + 3 * s["C"] + 1)}
+
+
+DSBLOCK = OpEntry(
+    name="train_dsblock",
+    unit="train",
+    runner_op=lambda dtype: "train_dsblock_fp32",
+    steps=("train",),
+    dtypes=("fp32",),
+    shapes=DS_SHAPES,
+    inputs=_ds_inputs,
+    params=lambda c: {**c.shape, "lr_micro": LR_MICRO},
+    input_values=_ds_input_values,
+    reference=_ds_reference,
+    chained=_ds_chained,
+    cores=(1, 8),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("mm",),
+    footprint=_ds_footprint,
+)
+
+ENTRIES = [CNN, DSBLOCK]
