@@ -95,6 +95,9 @@ class OpEntry:
     # gives them after the run, in place of `reference`'s, which then only
     # fixes the output shapes (and may serve as the float64 trajectory).
     chained: Callable[["Case", dict, dict], ChainedCheck] | None = None
+    # Tensors (inputs or outputs, by name) in another format than the case's
+    # dtype, e.g. the fp32 side of a cast: name -> dtype.
+    tensor_dtypes: dict[str, str] = field(default_factory=dict)
     # Documented error bounds of the API approximations the primitive uses
     # (name -> bound, e.g. {"fastexp_gist_rel": 0.03}), each stated once here
     # with its source in a comment. The golden model propagates them to each
@@ -109,6 +112,10 @@ class OpEntry:
     # for lacking the feature, not for being wrong. They become pytest markers
     # (feature_<name>) and --expect entries can name them.
     features: Callable[["Case"], tuple[str, ...]] = lambda case: ()
+
+    def format_of(self, tensor: str, dtype: str) -> str:
+        """The dtype a tensor travels in: its own, or the case's."""
+        return self.tensor_dtypes.get(tensor, dtype)
 
     def cases(self) -> list["Case"]:
         out = []

@@ -94,8 +94,10 @@ class Session:
 
     def bundle_for(self, case: Case) -> ReferenceBundle:
         def compute() -> ReferenceBundle:
-            fmt = format_named(case.dtype)
-            inputs = uniform_inputs(case.entry.inputs(case), fmt, GOLDEN_SEED)
+            inputs = {}
+            for name, shape in case.entry.inputs(case).items():   # one generator per tensor: split freely
+                fmt = format_named(case.entry.format_of(name, case.dtype))
+                inputs.update(uniform_inputs({name: shape}, fmt, GOLDEN_SEED))
             if case.entry.input_values:
                 inputs = case.entry.input_values(case, inputs)
             return ReferenceBundle(inputs, case.entry.reference(case, inputs))
@@ -252,9 +254,10 @@ class Session:
     @staticmethod
     def payload_for(case: Case, variants: list[Variant], bundle: ReferenceBundle, layout: CaseLayout) -> bytes:
         """The payload of one runner invocation: the case laid out for its op, and the variants."""
-        fmt = format_named(case.dtype)
+        def bits(name):
+            return format_named(case.entry.format_of(name, case.dtype)).to_bits(bundle.inputs[name])
         return encode_payload(case.entry.runner_op(case.dtype), layout.params,
-                              [fmt.to_bits(bundle.inputs[name]) for name in layout.input_names],
+                              [bits(name) for name in layout.input_names],
                               [VariantSpec(v.kernel, v.cores) for v in variants])
 
     def _check_fits(self, case: Case, variants: list[Variant]) -> None:
@@ -282,8 +285,11 @@ class Session:
         if out.status != 0:
             return VariantResult(variant, CaseFailure(failures.BAD_CASE, "; ".join(out.errors) + "\n" + where))
 
-        fmt = format_named(variant.case.dtype)
-        scale = variant.case.entry.tolerance_scale.get(variant.case.dtype, 1.0)
+        case = variant.case
+
+        def out_fmt(name):
+            return format_named(case.entry.format_of(name, case.dtype))
+        scale = case.entry.tolerance_scale.get(case.dtype, 1.0)
         result = VariantResult(variant, counters=self._counters(out, raw))
         reports, ulps, means, ratios = [], [], [], []
         missing = [name for name in bundle.outputs if layout.output_names.index(name) not in out.tensors]
@@ -293,8 +299,8 @@ class Session:
         bits = {name: out.tensors[layout.output_names.index(name)] for name in bundle.outputs}
         references = bundle.outputs
         if variant.case.entry.chained:
-            device = {name: fmt.from_bits(b).reshape(bundle.outputs[name].value.shape) for name, b in bits.items()
-                      if b.size == bundle.outputs[name].value.size}
+            device = {name: out_fmt(name).from_bits(b).reshape(bundle.outputs[name].value.shape)
+                      for name, b in bits.items() if b.size == bundle.outputs[name].value.size}
             if len(device) < len(bits):
                 result.failure = CaseFailure(failures.TRANSPORT, f"an output of the chained run has the wrong "
                                                                  f"size\n{where}")
@@ -303,7 +309,7 @@ class Session:
             references, result.attachments = check.references, check.attachments
         for name, reference in references.items():
             try:
-                comparison = compare_tensor(name, bits[name], reference, fmt, scale)
+                comparison = compare_tensor(name, bits[name], reference, out_fmt(name), scale)
             except CaseFailure as failure:
                 result.failure = failure
                 return result

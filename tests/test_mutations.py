@@ -292,6 +292,12 @@ MUTATIONS = [
              "        ds[i] = dy[i];",
              "train_dsblock-fp32",
              "train_dsblock-fp32-train-C4xH8xW8xK3xS4xN20-mm-c8"),
+    Mutation("cast_truncates_instead_of_rounding",  # the low mantissa bits dropped: ties and above go down
+             "sources/pulp_cast.c",
+             "        a->destination[i] = fp16_from_f32(a->source[i]);",
+             "        a->destination[i] = fp16_from_f32(a->source[i] - a->source[i] * 0x1p-12f);",
+             "cast_to_fp16-fp16-fw-n96",
+             "cast_to_fp16-fp16-fw-n96-direct-c3"),
     Mutation("dw_pad_on_the_wrong_side",
              "sources/pulp_conv_dw_impl.h",
              "    g->L = a->Lpad;",

@@ -32,6 +32,7 @@
 #include "pulp_dropout_fp32.h"
 #include "pulp_dropout_fp16.h"
 #include "pulp_cordic.h"
+#include "pulp_cast.h"
 #include "pulp_train_utils_fp32.h"
 #include "pulp_act_fp32.h"
 #include "pulp_act_fp16.h"

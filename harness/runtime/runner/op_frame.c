@@ -36,9 +36,14 @@ static int frame_full(struct op_frame *f, int n)
 
 void *op_frame_input(struct op_frame *f, const char *name, uint32_t count)
 {
+    return op_frame_input_as(f, name, count, f->dtype);
+}
+
+void *op_frame_input_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype)
+{
     if (f->status || frame_full(f, f->n_in))
         return NULL;
-    void *p = ptl_input(f->c, name, f->dtype, count, f->vi);
+    void *p = ptl_input(f->c, name, dtype, count, f->vi);
     if (!p)
         op_frame_fail(f, PTL_ERR_BAD_CASE, NULL); /* ptl_input has said why */
     f->in[f->n_in++] = p;
@@ -47,10 +52,15 @@ void *op_frame_input(struct op_frame *f, const char *name, uint32_t count)
 
 void *op_frame_output(struct op_frame *f, const char *name, uint32_t count)
 {
+    return op_frame_output_as(f, name, count, f->dtype);
+}
+
+void *op_frame_output_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype)
+{
     if (f->status || frame_full(f, f->n_out))
         return NULL;
-    void *p = ptl_output_alloc(f->dtype, count);
-    f->out[f->n_out++] = (struct op_frame_buffer){.name = name, .data = p, .count = count};
+    void *p = ptl_output_alloc(dtype, count);
+    f->out[f->n_out++] = (struct op_frame_buffer){.name = name, .data = p, .count = count, .dtype = dtype};
     if (!p)
         op_frame_fail(f, PTL_ERR_NO_MEMORY, "out of memory allocating an output");
     return p;
@@ -61,7 +71,7 @@ void *op_frame_scratch(struct op_frame *f, uint32_t count)
     if (count == 0 || f->status || frame_full(f, f->n_scratch))
         return NULL;
     void *p = ptl_scratch_alloc(f->dtype, count);
-    f->scratch[f->n_scratch++] = (struct op_frame_buffer){.name = NULL, .data = p, .count = count};
+    f->scratch[f->n_scratch++] = (struct op_frame_buffer){.name = NULL, .data = p, .count = count, .dtype = f->dtype};
     if (!p)
         op_frame_fail(f, PTL_ERR_NO_MEMORY, "out of memory allocating a work buffer");
     return p;
@@ -76,12 +86,12 @@ int op_frame_finish(struct op_frame *f, int ran)
         const struct op_frame_buffer *b = &f->out[i];
         if (!b->data)
             continue;
-        int s = ran ? ptl_output_emit(f->c, b->name, f->vi, f->dtype, b->data, b->count)
-                    : ptl_scratch_release(f->vi, f->dtype, b->data, b->count);
+        int s = ran ? ptl_output_emit(f->c, b->name, f->vi, b->dtype, b->data, b->count)
+                    : ptl_scratch_release(f->vi, b->dtype, b->data, b->count);
         status = status ? status : s;
     }
     for (int i = 0; i < f->n_scratch; i++) {
-        int s = ptl_scratch_release(f->vi, f->dtype, f->scratch[i].data, f->scratch[i].count);
+        int s = ptl_scratch_release(f->vi, f->scratch[i].dtype, f->scratch[i].data, f->scratch[i].count);
         status = status ? status : s;
     }
     memset(f, 0, sizeof *f);

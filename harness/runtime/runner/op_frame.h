@@ -22,6 +22,7 @@ struct op_frame_buffer {
     const char *name; /* outputs: the description's output name */
     void *data;
     uint32_t count;
+    uint32_t dtype; /* wire dtype of the buffer's elements */
 };
 
 struct op_frame {
@@ -43,6 +44,9 @@ int op_frame_fail(struct op_frame *f, int status, const char *why);
 void *op_frame_input(struct op_frame *f, const char *name, uint32_t count);
 /* A guarded, NaN-filled output buffer emitted as `name` by op_frame_finish. */
 void *op_frame_output(struct op_frame *f, const char *name, uint32_t count);
+/* The same in another wire dtype than the frame's (the other side of a cast). */
+void *op_frame_input_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype);
+void *op_frame_output_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype);
 /* A guarded, NaN-filled work buffer; NULL, and nothing allocated, for 0 elements. */
 void *op_frame_scratch(struct op_frame *f, uint32_t count);
 /* Frees every buffer; emits the outputs when `ran` (else only checks their
