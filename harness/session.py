@@ -158,7 +158,7 @@ class Session:
         fmt = fp16_format_of(dtype)
         if (fmt, any_build) not in self._scopes:
             config = self._config(fmt)
-            library = digest_files([*config.library.include_dirs, *config.library.sources])
+            library = digest_files(config.library.digest_roots)
             artefact = None if any_build else BuildCache.key_of(self.material_for(fmt))[:24]
             self._scopes[fmt, any_build] = Scope(self.target.name, library, artefact)
         return self._scopes[fmt, any_build]

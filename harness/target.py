@@ -49,6 +49,13 @@ class LibrarySource:
         raise CaseFailure(BUILD, f"{root} is not a trainlib checkout: expected include/ and sources/ "
                                  f"(or lib/include and lib/sources) inside it")
 
+    @property
+    def digest_roots(self) -> list[Path]:
+        """Everything a build of the library reads: the public headers, and
+        the source directories (their .c files and the private headers
+        beside them, which the sources include)."""
+        return [*self.include_dirs, *sorted({source.parent for source in self.sources})]
+
 
 @dataclass(frozen=True)
 class BuildConfig:
@@ -101,8 +108,7 @@ class Target(ABC):
         """Execute the artefact on one payload."""
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
-        return [RUNTIME_DIR / "include", RUNTIME_DIR / "runner", *config.library.include_dirs,
-                *config.library.sources]
+        return [RUNTIME_DIR / "include", RUNTIME_DIR / "runner", *config.library.digest_roots]
 
 
 def run_command(argv: list[str], timeout: float, cwd: Path | None = None,

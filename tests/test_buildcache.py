@@ -139,3 +139,19 @@ def test_digest_of_sources_is_the_same_for_a_copy_elsewhere_and_changes_with_a_r
     assert digest_files([tmp_path / "two/deeper/lib/include", tmp_path / "two/deeper/lib/b.c"]) == one
     (tmp_path / "one/lib/include/a.h").rename(tmp_path / "one/lib/include/c.h")
     assert digest_files([tmp_path / "one/lib/include", tmp_path / "one/lib/b.c"]) != one
+
+
+def test_a_private_header_beside_the_sources_is_part_of_the_library_digest(tmp_path):
+    """A library's sources include headers that live beside them (lib_c's
+    *_impl.h): editing one must rebuild, or a mutant would reuse the clean
+    build (and, before, an edited lib_c its stale one)."""
+    from harness.target import LibrarySource
+    lib = tmp_path / "lib"
+    (lib / "include").mkdir(parents=True)
+    (lib / "sources").mkdir()
+    (lib / "include" / "api.h").write_text("void f(void);")
+    (lib / "sources" / "f.c").write_text('#include "f_impl.h"')
+    (lib / "sources" / "f_impl.h").write_text("void f(void) {}")
+    before = digest_files(LibrarySource.at(lib).digest_roots)
+    (lib / "sources" / "f_impl.h").write_text("void f(void) { for (;;); }")
+    assert digest_files(LibrarySource.at(lib).digest_roots) != before

@@ -292,12 +292,24 @@ MUTATIONS = [
              "        ds[i] = dy[i];",
              "train_dsblock-fp32",
              "train_dsblock-fp32-train-C4xH8xW8xK3xS4xN20-mm-c8"),
-    Mutation("cast_truncates_instead_of_rounding",  # the low mantissa bits dropped: ties and above go down
+    Mutation("cast_shifts_before_rounding",  # x(1 - 2^-12) rounded: ties and the values just above them go down
              "sources/pulp_cast.c",
              "        a->destination[i] = fp16_from_f32(a->source[i]);",
              "        a->destination[i] = fp16_from_f32(a->source[i] - a->source[i] * 0x1p-12f);",
              "cast_to_fp16-fp16-fw-n96",
              "cast_to_fp16-fp16-fw-n96-direct-c3"),
+    Mutation("layernorm_weight_per_row",  # weight[r] instead of weight[j]
+             "sources/pulp_norms_fp32.c",
+             "            y[j] = (x[j] - mean) / sigma * a->weight[j] + a->bias[j];",
+             "            y[j] = (x[j] - mean) / sigma * a->weight[r % n] + a->bias[j];",
+             "layernorm-fp32-fw-rows9xn16",
+             "layernorm-fp32-fw-rows9xn16-direct-c8"),
+    Mutation("mm_broadcast_ignores_the_batch_of_b",  # every batch multiplies B's first matrix
+             "sources/pulp_train_utils_fp32.c",
+             "        const float *B = a->B + utils_broadcast_index(coords, nb, a->B_dims, lb - 2) * K * M;",
+             "        const float *B = a->B;",
+             "mm_broadcast-fp32-fw-la3xA02xA13xA24xA31xlb3xB02",
+             "mm_broadcast-fp32-fw-la3xA02xA13xA24xA31xlb3xB02xB14xB25xB31-direct-c3"),
     Mutation("dw_pad_on_the_wrong_side",
              "sources/pulp_conv_dw_impl.h",
              "    g->L = a->Lpad;",
