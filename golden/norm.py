@@ -134,6 +134,9 @@ def instnorm(inputs: dict[str, np.ndarray], step: str, frozen: int, C: int,
     gamma, beta = inputs["coeff"][:C, None], inputs["coeff"][C:, None]
     if step == "fw" and not frozen:
         mu, v, sigma, e_mu, e_v, e_s = statistics_bounds(x, fmt)
+        if fmt.bits == 16:   # the statistics are stored rounded to the format
+            e_mu, e_v, e_s = (e + fmt.unit_roundoff * (np.abs(value) + e) + fmt.smallest_subnormal / 2
+                              for value, e in ((mu, e_mu), (v, e_v), (sigma, e_s)))
         y = normalized(x, gamma, beta, fmt, EPSILON)
         return {"y": Reference(y.value.reshape(shape), y.magnitude.reshape(shape), 4,
                                propagated=y.propagated.reshape(shape)),

@@ -179,13 +179,13 @@ MUTATIONS = [
              "residual-bf16-fw-n9-",
              "residual-bf16-fw-n9-skip_in_grad0-mismatch1-direct-c8"),
     Mutation("instnorm_ig_drops_the_mean_term",  # dx without - sum dy: only right where the gradients sum to 0
-             "sources/pulp_instnorm_fp32.c",
-             "            dx[i] = scale * ((float)D * dy[i] - sum_dy - (x[i] - mu) / v * dot);",
-             "            dx[i] = scale * ((float)D * dy[i] - (x[i] - mu) / v * dot);",
+             "sources/pulp_instnorm_impl.h",
+             "            dx[i] = IN_H(scale * ((float)D * IN_F(dy[i]) - sum_dy - (IN_F(x[i]) - mu) / v * dot));",
+             "            dx[i] = IN_H(scale * ((float)D * IN_F(dy[i]) - (IN_F(x[i]) - mu) / v * dot));",
              "instnorm-fp32-ig-C9xH4xW4-",
              "instnorm-fp32-ig-C9xH4xW4-frozen0-direct-c8"),
     Mutation("instnorm_forgets_epsilon_when_clamping",  # v < 0 -> 0: sigma 0 on a zero-variance channel
-             "sources/pulp_instnorm_fp32.c",
+             "sources/pulp_instnorm_impl.h",
              "            float v = sum_sq / (float)D - mu * mu + INSTNORM_EPSILON;",
              "            float v = sum_sq / (float)D - mu * mu;",
              "instnorm-fp32-fw-C8xH4xW4xconstant2-",

@@ -23,6 +23,7 @@
 #include "pulp_residual_fp32.h"
 #include "pulp_residual_fp16.h"
 #include "pulp_instnorm_fp32.h"
+#include "pulp_instnorm_fp16.h"
 #include "pulp_norms_fp32.h"
 #include "pulp_softmax_fp32.h"
 #include "pulp_softmax_fp16.h"

@@ -13,7 +13,14 @@ BatchNorm (self-forked over channels), LayerNorm (rows over the cores the
 runner forks), RMSNorm (self-forked partial sums) and NoNorm (rows over the
 cores): FP32 FW, the only steps and dtype the API has; epsilon 1e-5.
 
-Not yet: the FP16 InstanceNorm.
+InstanceNorm runs in fp32, fp16 and bf16. Two limits of the formats:
+- IEEE fp16 cannot hold EPSILON = 1e-10 (it rounds to 0), so a zero-variance
+  channel's stored variance and stdev are 0 and frozen FW and IG divide by
+  them: in fp16 those channels (D = 1, `constant` shapes) run the unfrozen
+  FW only, which computes its statistics in binary32.
+- bfloat16: with 8 bits the bound of a channel sum over D > 16 values
+  exceeds 10% and could not catch a wrong factor: those shapes run in fp32
+  and fp16.
 """
 from __future__ import annotations
 
@@ -50,7 +57,8 @@ def _footprint(c) -> dict[str, int]:
     """x and y (or dy and dx), gamma and beta (and their gradients), and the
     three running arrays."""
     s = c.shape
-    n, nc = 4 * s["C"] * s["H"] * s["W"], 4 * s["C"]
+    size = 4 if c.dtype == "fp32" else 2
+    n, nc = size * s["C"] * s["H"] * s["W"], size * s["C"]
     out = {"input": n, "coeff": 2 * nc, "running_stats": 3 * nc}
     if c.step == "fw":
         out["output"] = n
@@ -60,15 +68,27 @@ def _footprint(c) -> dict[str, int]:
     return out
 
 
+def _zero_variance(c) -> bool:
+    return c.shape["H"] * c.shape["W"] == 1 or bool(c.shape.get("constant"))
+
+
+def _applies(c) -> bool:
+    if c.step != "fw" and c.options["frozen"]:
+        return False                    # only the FW reads the flag
+    if c.dtype == "fp16" and _zero_variance(c):
+        return c.step == "fw" and not c.options["frozen"]
+    return not (c.dtype == "bf16" and c.shape["H"] * c.shape["W"] > 16)
+
+
 INSTNORM = OpEntry(
     name="instnorm",
     unit="norm",
-    runner_op=lambda dtype: "instnorm_fp32",
+    runner_op=lambda dtype: "instnorm_fp32" if dtype == "fp32" else "instnorm_fp16",
     steps=STEPS,
-    dtypes=("fp32",),
+    dtypes=("fp32", "fp16", "bf16"),
     shapes=SHAPES,
     options={"frozen": (0, 1)},
-    applies=lambda c: c.step == "fw" or c.options["frozen"] == 0,   # only the FW reads the flag
+    applies=_applies,
     inputs=_inputs,
     params=_params,
     input_values=lambda c, inputs: norm.edge_inputs(inputs, c.shape["C"], c.shape.get("constant", 0),
