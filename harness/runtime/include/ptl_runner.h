@@ -124,6 +124,8 @@ void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint
 /* An output buffer of `count` elements, pre-filled with a NaN sentinel and
  * surrounded by guard words, so unwritten or overrun elements are caught. */
 void *ptl_output_alloc(uint32_t dtype, uint32_t count);
+/* Bytes of one element of a wire dtype. */
+size_t ptl_element_size(uint32_t dtype);
 /* Checks the guards, emits the buffer as the output called `name` (its index
  * in the description's outputs), frees it. PTL_OK or PTL_ERR_GUARD. */
 int ptl_output_emit(const struct ptl_case *c, const char *name, uint32_t variant_index, uint32_t dtype,

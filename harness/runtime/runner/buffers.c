@@ -12,7 +12,7 @@
 #define SENTINEL_F32 0x7fc0deadu
 #define SENTINEL_F16 0x7fc1u
 
-static size_t element_size(uint32_t dtype) { return dtype == PTL_DTYPE_F16 ? 2 : 4; }
+size_t ptl_element_size(uint32_t dtype) { return dtype == PTL_DTYPE_F16 ? 2 : 4; }
 
 uint32_t ptl_regions_measured;
 
@@ -96,7 +96,7 @@ void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint
         ptl_emit_error(variant_index, PTL_ERR_BAD_CASE, text);
         return NULL;
     }
-    size_t bytes = (size_t)count * element_size(dtype);
+    size_t bytes = (size_t)count * ptl_element_size(dtype);
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy) {
         ptl_emit_error(variant_index, PTL_ERR_NO_MEMORY, "out of memory copying an input");
@@ -108,7 +108,7 @@ void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint
 
 void *ptl_output_alloc(uint32_t dtype, uint32_t count)
 {
-    size_t size = element_size(dtype);
+    size_t size = ptl_element_size(dtype);
     uint32_t *block = malloc(2 * GUARD_WORDS * 4 + (size_t)count * size + 4);
     if (!block)
         return NULL;
@@ -134,7 +134,7 @@ void *ptl_output_alloc(uint32_t dtype, uint32_t count)
 static int guards_intact(void *buffer, uint32_t dtype, uint32_t count)
 {
     uint32_t *head = (uint32_t *)buffer - GUARD_WORDS;
-    uint8_t *tail = (uint8_t *)buffer + (((size_t)count * element_size(dtype) + 3) & ~(size_t)3);
+    uint8_t *tail = (uint8_t *)buffer + (((size_t)count * ptl_element_size(dtype) + 3) & ~(size_t)3);
     int intact = 1;
     for (int g = 0; g < GUARD_WORDS; g++) {
         uint32_t t;

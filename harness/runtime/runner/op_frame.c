@@ -66,6 +66,15 @@ void *op_frame_output_as(struct op_frame *f, const char *name, uint32_t count, u
     return p;
 }
 
+void *op_frame_output_from(struct op_frame *f, const char *input, const char *output, uint32_t count)
+{
+    void *src = op_frame_input(f, input, count);
+    void *dst = op_frame_output(f, output, count);
+    if (src && dst)
+        memcpy(dst, src, (size_t)count * ptl_element_size(f->dtype));
+    return dst;
+}
+
 void *op_frame_scratch(struct op_frame *f, uint32_t count)
 {
     if (count == 0 || f->status || frame_full(f, f->n_scratch))

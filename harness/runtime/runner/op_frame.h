@@ -44,6 +44,9 @@ int op_frame_fail(struct op_frame *f, int status, const char *why);
 void *op_frame_input(struct op_frame *f, const char *name, uint32_t count);
 /* A guarded, NaN-filled output buffer emitted as `name` by op_frame_finish. */
 void *op_frame_output(struct op_frame *f, const char *name, uint32_t count);
+/* An output that starts as a copy of the input `input` (for primitives that
+ * work in place or accumulate); NULL after a failure. */
+void *op_frame_output_from(struct op_frame *f, const char *input, const char *output, uint32_t count);
 /* The same in another wire dtype than the frame's (the other side of a cast). */
 void *op_frame_input_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype);
 void *op_frame_output_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype);

@@ -17,8 +17,6 @@
  * the inputs, so a frozen FW must leave them exactly); WG and BW dcoeff
  * [2C] (dgamma then dbeta); IG and BW dx [C x D].
  */
-#include <string.h>
-
 #include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
@@ -28,16 +26,6 @@
 
 
 enum { IN_STEP_FW = 0, IN_STEP_WG = 1, IN_STEP_IG = 2, IN_STEP_BW = 3 };
-
-/* A guarded output holding a copy of the input `name`; NULL after a failure. */
-static PTL_T *output_from(struct op_frame *f, const char *input, const char *output, uint32_t count)
-{
-    PTL_T *src = op_frame_input(f, input, count);
-    PTL_T *dst = op_frame_output(f, output, count);
-    if (src && dst)
-        memcpy(dst, src, count * sizeof(PTL_T));
-    return dst;
-}
 
 static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
@@ -57,9 +45,9 @@ static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t
     PTL_T *x = op_frame_input(&f, "x", n);
     PTL_T *coeff = op_frame_input(&f, "coeff", 2 * nc);
     PTL_T *dy = fw ? NULL : op_frame_input(&f, "dy", n);
-    PTL_T *mean = fw ? output_from(&f, "mean", "mean_out", nc) : op_frame_input(&f, "mean", nc);
-    PTL_T *var = fw ? output_from(&f, "var", "var_out", nc) : op_frame_input(&f, "var", nc);
-    PTL_T *stdev = fw ? output_from(&f, "stdev", "stdev_out", nc) : op_frame_input(&f, "stdev", nc);
+    PTL_T *mean = fw ? op_frame_output_from(&f, "mean", "mean_out", nc) : op_frame_input(&f, "mean", nc);
+    PTL_T *var = fw ? op_frame_output_from(&f, "var", "var_out", nc) : op_frame_input(&f, "var", nc);
+    PTL_T *stdev = fw ? op_frame_output_from(&f, "stdev", "stdev_out", nc) : op_frame_input(&f, "stdev", nc);
     PTL_T *y = fw ? op_frame_output(&f, "y", n) : NULL;
     PTL_T *dcoeff = wg ? op_frame_output(&f, "dcoeff", 2 * nc) : NULL;
     PTL_T *dx = ig ? op_frame_output(&f, "dx", n) : NULL;

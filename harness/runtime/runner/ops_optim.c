@@ -16,8 +16,6 @@
  * makes (float)x_micro / 1000000.0f in binary32, rounded once more to fp16
  * for the FP16 op (whose args hold fp16). golden/losses.py rounds the same.
  */
-#include <string.h>
-
 #include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
@@ -28,16 +26,6 @@
 #define OPTIM_PARAMS "nw nb use_biases lr_micro lambda_micro"
 #define OPTIM_INPUTS "w dw b db"
 #define OPTIM_OUTPUTS "w_new dw_new b_new db_new"
-
-/* A guarded output holding a copy of the input `name`; NULL after a failure. */
-static PTL_T *copied_output(struct op_frame *f, const char *input, const char *output, uint32_t count)
-{
-    PTL_T *src = op_frame_input(f, input, count);
-    PTL_T *dst = op_frame_output(f, output, count);
-    if (src && dst)
-        memcpy(dst, src, count * sizeof(PTL_T));
-    return dst;
-}
 
 static int run_sgd(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
@@ -52,10 +40,10 @@ static int run_sgd(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     }
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    PTL_T *w = copied_output(&f, "w", "w_new", (uint32_t)nw);
-    PTL_T *dw = copied_output(&f, "dw", "dw_new", (uint32_t)nw);
-    PTL_T *b = use_biases ? copied_output(&f, "b", "b_new", (uint32_t)nb) : NULL;
-    PTL_T *db = use_biases ? copied_output(&f, "db", "db_new", (uint32_t)nb) : NULL;
+    PTL_T *w = op_frame_output_from(&f, "w", "w_new", (uint32_t)nw);
+    PTL_T *dw = op_frame_output_from(&f, "dw", "dw_new", (uint32_t)nw);
+    PTL_T *b = use_biases ? op_frame_output_from(&f, "b", "b_new", (uint32_t)nb) : NULL;
+    PTL_T *db = use_biases ? op_frame_output_from(&f, "db", "db_new", (uint32_t)nb) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
     const float lr = (float)lr_micro / 1000000.0f, lambda = (float)lambda_micro / 1000000.0f;

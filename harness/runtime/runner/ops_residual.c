@@ -18,8 +18,6 @@
  * input it is made from (old, dskip), so a call that writes nothing leaves
  * exactly that.
  */
-#include <string.h>
-
 #include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
@@ -39,16 +37,6 @@ enum { RES_STEP_FW = 0, RES_STEP_SUMNODE = 1, RES_STEP_BW = 2 };
 #define RES_BW pulp_residualconn_fp16_bw
 #endif
 
-/* A guarded output holding a copy of the input `name`; NULL after a failure. */
-static PTL_T *output_from(struct op_frame *f, const char *input, const char *output, uint32_t count)
-{
-    PTL_T *src = op_frame_input(f, input, count);
-    PTL_T *dst = op_frame_output(f, output, count);
-    if (src && dst)
-        memcpy(dst, src, count * sizeof(PTL_T));
-    return dst;
-}
-
 static int run_residual(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     (void)v; /* direct code: no kernel index */
@@ -66,9 +54,9 @@ static int run_residual(const struct ptl_case *c, struct ptl_variant v, uint32_t
     PTL_T *skip = step == RES_STEP_FW ? op_frame_input(&f, "skip", count) : NULL;
     PTL_T *lout = step == RES_STEP_FW ? op_frame_input(&f, "lout", count) : NULL;
     PTL_T *dy = step != RES_STEP_FW ? op_frame_input(&f, "dy", count) : NULL;
-    PTL_T *y = step == RES_STEP_FW ? output_from(&f, "old", "y", count) : NULL;
-    PTL_T *dskip = step == RES_STEP_SUMNODE ? output_from(&f, "dskip", "dskip_new", count) : NULL;
-    PTL_T *dlout = step == RES_STEP_BW ? output_from(&f, "old", "dlout", count) : NULL;
+    PTL_T *y = step == RES_STEP_FW ? op_frame_output_from(&f, "old", "y", count) : NULL;
+    PTL_T *dskip = step == RES_STEP_SUMNODE ? op_frame_output_from(&f, "dskip", "dskip_new", count) : NULL;
+    PTL_T *dlout = step == RES_STEP_BW ? op_frame_output_from(&f, "old", "dlout", count) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
     const int short_dim = n - mismatch;

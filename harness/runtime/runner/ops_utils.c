@@ -15,8 +15,6 @@
  * accumulation) start from a copy of their input in the output buffer.
  * Compiled for FP32 only (the FP16 table is empty).
  */
-#include <string.h>
-
 #include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
@@ -50,16 +48,6 @@ static long read_dims(const struct ptl_case *c, uint32_t vi, const char *len_nam
         n *= dims[k];
     }
     return n;
-}
-
-/* A guarded output holding a copy of the input `name`; NULL after a failure. */
-static float *output_from(struct op_frame *f, const char *input, const char *output, uint32_t count)
-{
-    float *src = op_frame_input(f, input, count);
-    float *dst = op_frame_output(f, output, count);
-    if (src && dst)
-        memcpy(dst, src, count * sizeof(float));
-    return dst;
 }
 
 /* Forks a per-core body on the variant's team, measured, and finishes. */
@@ -205,7 +193,7 @@ static int run_mm_add(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     op_frame_init(&f, c, vi, PTL_DTYPE);
     struct matMul_args args = {.A = op_frame_input(&f, "A", (uint32_t)(N * K)),
                                .B = op_frame_input(&f, "B", (uint32_t)(K * M)),
-                               .C = output_from(&f, "C0", "C", (uint32_t)(N * M)), .N = N, .M = M, .K = K,
+                               .C = op_frame_output_from(&f, "C0", "C", (uint32_t)(N * M)), .N = N, .M = M, .K = K,
                                .trans_B = trans_B, .bias = NULL, .bias_dim = 0, .USE_BIASES = 0,
                                .bias_transposed = 0, .HWC = 0};
     return forked(&f, v, vi, mm_add, &args);
@@ -221,7 +209,7 @@ static int run_layout(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     const uint32_t n = (uint32_t)(C * H * W);
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct blob tensor = {.data = output_from(&f, "x", "y_data", n), .diff = output_from(&f, "g", "y_grad", n),
+    struct blob tensor = {.data = op_frame_output_from(&f, "x", "y_data", n), .diff = op_frame_output_from(&f, "g", "y_grad", n),
                           .dim = (int)n, .W = W, .H = H, .C = C};
     struct layout_args args = {.tensor = &tensor, .transp_buffer = op_frame_scratch(&f, n), .transpose_data = data,
                                .transpose_grad = grad};
@@ -263,7 +251,7 @@ static int run_reduce_mean(const struct ptl_case *c, struct ptl_variant v, uint3
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     struct reduce_mean_args_fp32 args = {.input = op_frame_input(&f, "x", (uint32_t)n),
-                                         .output = output_from(&f, "out0", "y", n_out), .dims = dims,
+                                         .output = op_frame_output_from(&f, "out0", "y", n_out), .dims = dims,
                                          .dims_len = len, .reduce_axis = axis};
     return forked(&f, v, vi, reduce_mean_fp32, &args);
 }

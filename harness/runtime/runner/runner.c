@@ -84,7 +84,7 @@ static const char *parse_case(const uint8_t *payload, size_t len, struct ptl_cas
         t->count = take_u32(&r);
         if (t->dtype > PTL_DTYPE_I32 || t->count > (1u << 24))
             return "tensor header out of range";
-        t->data = take_bytes(&r, (size_t)t->count * (t->dtype == PTL_DTYPE_F16 ? 2 : 4));
+        t->data = take_bytes(&r, (size_t)t->count * ptl_element_size(t->dtype));
     }
     c->n_variants = take_u32(&r);
     c->variants = (const struct ptl_variant *)take_bytes(&r, (size_t)c->n_variants * 8);
