@@ -89,7 +89,7 @@ MUTATIONS = [
              "relu-fp32-bw-n17-",
              "relu-fp32-bw-n17-direct-c1"),
     Mutation("act_split_rounds_down",  # b = n / cores: the last n % cores elements are never written
-             "sources/pulp_act_fp16.c",
+             "sources/pulp_core_block.h",
              "    const long long b = (n + cores - 1) / cores;",
              "    const long long b = n / cores;",
              "sigmoid-bf16-fw-n17-",

@@ -4,12 +4,13 @@
  */
 #include "pulp_act_extra_fp16.h"
 #include "pulp_act_extra_impl.h"
+#include "pulp_core_block.h"
 
 void pulp_gelu_fp16_fw_cl(void *act_args_fp16)
 {
     const struct act_args_fp16 *a = act_args_fp16;
-    int first, last;
-    act_extra_block(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         a->output->data[i] = fp16_from_f32(act_extra_gelu(fp16_to_f32(a->input->data[i])));
 }
@@ -17,8 +18,8 @@ void pulp_gelu_fp16_fw_cl(void *act_args_fp16)
 void pulp_swiglu_fp16_cl(void *swiglu_args_fp16)
 {
     const struct swiglu_args_fp16 *a = swiglu_args_fp16;
-    int first, last;
-    act_extra_block(a->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->dim, &first, &last);
     for (int i = first; i < last; i++)
         a->out[i] = fp16_from_f32(act_extra_swiglu(fp16_to_f32(a->in1[i]), fp16_to_f32(a->in2[i])));
 }

@@ -9,16 +9,8 @@
 
 #include "pulp_act_extra_fp32.h"
 #include "pulp_act_extra_impl.h"
+#include "pulp_core_block.h"
 #include "pulp_softmax_fp32.h" /* fastexp_gist, with FASTEXPF */
-
-void act_extra_block(int n, int *first, int *last)
-{
-    const long long cores = NUM_CORES, id = pi_core_id();
-    const long long b = (n + cores - 1) / cores;
-    const long long lo = id * b, hi = lo + b;
-    *first = (int)(lo < n ? lo : n);
-    *last = (int)(hi < n ? hi : n);
-}
 
 float act_extra_gelu(float x)
 {
@@ -57,8 +49,8 @@ static float tanh_p2(float p)
 void pulp_gelu_tanh_approx_fp32_fw_cl(void *act_args)
 {
     const struct act_args *a = act_args;
-    int first, last;
-    act_extra_block(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         a->output->data[i] = act_extra_gelu(a->input->data[i]);
 }
@@ -66,8 +58,8 @@ void pulp_gelu_tanh_approx_fp32_fw_cl(void *act_args)
 void tanh_prll(void *tanh_args)
 {
     const struct tanh_args *a = tanh_args;
-    int first, last;
-    act_extra_block(a->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->dim, &first, &last);
     for (int i = first; i < last; i++)
         a->output[i] = 2.0f / (1.0f + tanh_p2(1.442695040f * (-2.0f * a->input[i]))) - 1.0f;
 }
@@ -75,8 +67,8 @@ void tanh_prll(void *tanh_args)
 void pulp_swiglu_fp32_cl(void *swiglu_args)
 {
     const struct swiglu_args *a = swiglu_args;
-    int first, last;
-    act_extra_block(a->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->dim, &first, &last);
     for (int i = first; i < last; i++)
         a->out[i] = act_extra_swiglu(a->in1[i], a->in2[i]);
 }

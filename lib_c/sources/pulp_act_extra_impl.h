@@ -1,12 +1,9 @@
 /*
- * pulp_act_extra_impl.h (internal): the scalar formulas and the core split
- * shared by pulp_act_extra_fp32.c and pulp_act_extra_fp16.c.
+ * pulp_act_extra_impl.h (internal): the scalar formulas shared by pulp_act_extra_fp32.c and pulp_act_extra_fp16.c.
  */
 #ifndef PULP_ACT_EXTRA_IMPL_H
 #define PULP_ACT_EXTRA_IMPL_H
 
-/* This core's block [*first, *last) of n, blocks of ceil(n / NUM_CORES). */
-void act_extra_block(int n, int *first, int *last);
 /* The tanh-approximated GELU of pulp_act_extra_fp32.h, in binary32. */
 float act_extra_gelu(float x);
 /* a * sigmoid(a) * b in binary32. */

@@ -8,18 +8,10 @@
 #include <math.h>
 
 #include "pulp_act_fp16.h"
+#include "pulp_core_block.h"
 
 /* This core's elements [*first, *last): [id*b, (id+1)*b) clipped to n,
  * b = ceil(n / NUM_CORES). Cores past the end get an empty slice. */
-static void act_core_slice(int n, int *first, int *last)
-{
-    const long long cores = NUM_CORES, id = pi_core_id();
-    const long long b = (n + cores - 1) / cores;
-    const long long lo = id * b, hi = lo + b;
-    *first = (int)(lo < n ? lo : n);
-    *last = (int)(hi < n ? hi : n);
-}
-
 /* x > 0, false for +-0 and NaN (every fp16 value is exact in binary32). */
 static int act_positive(fp16 x)
 {
@@ -31,8 +23,8 @@ void relu_core_fw_fp16(void *act_args_fp16)
     const struct act_args_fp16 *a = act_args_fp16;
     const fp16 *x = a->input->data;
     fp16 *y = a->output->data;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         y[i] = act_positive(x[i]) ? x[i] : fp16_zero();
 }
@@ -42,8 +34,8 @@ void relu_core_bw_fp16(void *act_args_fp16)
     const struct act_args_fp16 *a = act_args_fp16;
     const fp16 *x = a->input->data, *dy = a->output->diff;
     fp16 *dx = a->input->diff;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         dx[i] = act_positive(x[i]) ? dy[i] : fp16_zero();
 }
@@ -54,8 +46,8 @@ void leakyrelu_core_fw_fp16(void *leakyrelu_args_fp16)
     const fp16 *x = a->input->data;
     fp16 *y = a->output->data;
     const fp16 s = a->negative_slope;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         y[i] = act_positive(x[i]) ? x[i] : fp16_mul(s, x[i]);
 }
@@ -66,8 +58,8 @@ void leakyrelu_core_bw_fp16(void *leakyrelu_args_fp16)
     const fp16 *x = a->input->data, *dy = a->output->diff;
     fp16 *dx = a->input->diff;
     const fp16 s = a->negative_slope;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         dx[i] = act_positive(x[i]) ? dy[i] : fp16_mul(s, dy[i]);
 }
@@ -88,8 +80,8 @@ void sigmoid_core_fw_fp16(void *act_args_fp16)
     const struct act_args_fp16 *a = act_args_fp16;
     const fp16 *x = a->input->data;
     fp16 *y = a->output->data;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         y[i] = act_sigmoid(x[i]);
 }
@@ -100,8 +92,8 @@ void sigmoid_core_bw_fp16(void *act_args_fp16)
     const fp16 *y = a->output->data, *dy = a->output->diff;
     fp16 *dx = a->input->diff;
     const fp16 one = fp16_from_f32(1.0f);
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         dx[i] = fp16_mul(dy[i], fp16_mul(y[i], fp16_sub(one, y[i])));
 }

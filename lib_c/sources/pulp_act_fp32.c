@@ -6,25 +6,17 @@
 #include <math.h>
 
 #include "pulp_act_fp32.h"
+#include "pulp_core_block.h"
 
 /* This core's elements [*first, *last): [id*b, (id+1)*b) clipped to n,
  * b = ceil(n / NUM_CORES). Cores past the end get an empty slice. */
-static void act_core_slice(int n, int *first, int *last)
-{
-    const long long cores = NUM_CORES, id = pi_core_id();
-    const long long b = (n + cores - 1) / cores;
-    const long long lo = id * b, hi = lo + b;
-    *first = (int)(lo < n ? lo : n);
-    *last = (int)(hi < n ? hi : n);
-}
-
 void relu_core_fw_fp32(void *act_args)
 {
     const struct act_args *a = act_args;
     const float *x = a->input->data;
     float *y = a->output->data;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         y[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
@@ -34,8 +26,8 @@ void relu_core_bw_fp32(void *act_args)
     const struct act_args *a = act_args;
     const float *x = a->input->data, *dy = a->output->diff;
     float *dx = a->input->diff;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
 }
@@ -46,8 +38,8 @@ void leakyrelu_core_fw_fp32(void *leakyrelu_args)
     const float *x = a->input->data;
     float *y = a->output->data;
     const float s = a->negative_slope;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         y[i] = x[i] > 0.0f ? x[i] : s * x[i];
 }
@@ -58,8 +50,8 @@ void leakyrelu_core_bw_fp32(void *leakyrelu_args)
     const float *x = a->input->data, *dy = a->output->diff;
     float *dx = a->input->diff;
     const float s = a->negative_slope;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         dx[i] = x[i] > 0.0f ? dy[i] : s * dy[i];
 }
@@ -78,8 +70,8 @@ void sigmoid_core_fw_fp32(void *act_args)
     const struct act_args *a = act_args;
     const float *x = a->input->data;
     float *y = a->output->data;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         y[i] = act_sigmoid(x[i]);
 }
@@ -89,8 +81,8 @@ void sigmoid_core_bw_fp32(void *act_args)
     const struct act_args *a = act_args;
     const float *y = a->output->data, *dy = a->output->diff;
     float *dx = a->input->diff;
-    int first, last;
-    act_core_slice(a->input->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->input->dim, &first, &last);
     for (int i = first; i < last; i++)
         dx[i] = dy[i] * (y[i] * (1.0f - y[i]));
 }

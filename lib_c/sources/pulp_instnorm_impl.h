@@ -7,27 +7,19 @@
  *   IN_F(v), IN_H(f)   element -> float (exact), float -> element (rounded)
  *   IN_NAME(step)      the public name of a parallelized body
  */
+#include "pulp_core_block.h"
 #include <math.h>
 
 #define INSTNORM_EPSILON 1e-10f
 
 /* This core's channels [*first, *last) of C, blocks of ceil(C / NUM_CORES). */
-static void instnorm_channels(int C, int *first, int *last)
-{
-    const int cores = NUM_CORES, id = pi_core_id();
-    const int b = (C + cores - 1) / cores;
-    const int lo = id * b, hi = lo + b;
-    *first = lo < C ? lo : C;
-    *last = hi < C ? hi : C;
-}
-
 void IN_NAME(fw)(void *InstNorm_args)
 {
     const IN_ARGS *a = InstNorm_args;
     const int C = a->input->C, D = a->input->H * a->input->W;
     const IN_T *gamma = a->coeff->data, *beta = a->coeff->data + C;
-    int first, last;
-    instnorm_channels(C, &first, &last);
+    long first, last;
+    pulp_core_block(C, &first, &last);
     for (int c = first; c < last; c++) {
         const IN_T *x = a->input->data + (long)c * D;
         IN_T *y = a->output->data + (long)c * D;
@@ -60,8 +52,8 @@ void IN_NAME(bw_param_grads)(void *InstNorm_args)
 {
     const IN_ARGS *a = InstNorm_args;
     const int C = a->input->C, D = a->input->H * a->input->W;
-    int first, last;
-    instnorm_channels(C, &first, &last);
+    long first, last;
+    pulp_core_block(C, &first, &last);
     for (int c = first; c < last; c++) {
         const IN_T *x = a->input->data + (long)c * D, *dy = a->output->diff + (long)c * D;
         const float mu = IN_F(a->running_mean[c]);
@@ -79,8 +71,8 @@ void IN_NAME(bw_input_grads)(void *InstNorm_args)
 {
     const IN_ARGS *a = InstNorm_args;
     const int C = a->input->C, D = a->input->H * a->input->W;
-    int first, last;
-    instnorm_channels(C, &first, &last);
+    long first, last;
+    pulp_core_block(C, &first, &last);
     for (int c = first; c < last; c++) {
         const IN_T *x = a->input->data + (long)c * D, *dy = a->output->diff + (long)c * D;
         IN_T *dx = a->input->diff + (long)c * D;

@@ -5,18 +5,11 @@
 #include <math.h>
 
 #include "pulp_norms_fp32.h"
+#include "pulp_core_block.h"
 
 #define RMSNORM_EPSILON 1e-5f
 
 /* This core's block [*first, *last) of n, blocks of ceil(n / NUM_CORES). */
-static void norms_block(long n, long *first, long *last)
-{
-    const long cores = NUM_CORES, id = pi_core_id();
-    const long b = (n + cores - 1) / cores;
-    *first = id * b < n ? id * b : n;
-    *last = *first + b < n ? *first + b : n;
-}
-
 /* Mean and sigma = sqrt(E[x^2] - mean^2 + eps) of `runs` runs of `len`
  * values, `stride` apart, in index order. */
 static float norms_sigma(const float *x, long runs, long len, long stride, float eps, float *mean)
@@ -38,7 +31,7 @@ void pulp_batch_norm_parallelized_fp32_fw_cl(void *BatchNorm_args_fp32)
     const struct BatchNorm_args_fp32 *a = BatchNorm_args_fp32;
     const long hw = (long)a->H * a->W;
     long first, last;
-    norms_block(a->C, &first, &last);
+    pulp_core_block(a->C, &first, &last);
     for (long c = first; c < last; c++) {
         /* channel c of every sample: B runs of H*W values, C*H*W apart */
         float mean;
@@ -61,7 +54,7 @@ void pulp_layerNorm_fp32_fw_cl(void *LayerNorm_args_fp32)
     const struct LayerNorm_args_fp32 *a = LayerNorm_args_fp32;
     const long rows = a->size / a->step_size, n = a->step_size;
     long first, last;
-    norms_block(rows, &first, &last);
+    pulp_core_block(rows, &first, &last);
     for (long r = first; r < last; r++) {
         const float *x = a->x + r * n;
         float *y = a->output + r * n;
@@ -76,7 +69,7 @@ void sum_of_squares_fp32_cl(void *sum_of_squares_args)
 {
     const struct sum_of_squares_args *a = sum_of_squares_args;
     long first, last;
-    norms_block((long)a->size, &first, &last);
+    pulp_core_block((long)a->size, &first, &last);
     float sum = 0.0f;
     for (long i = first; i < last; i++)
         sum += a->in[i] * a->in[i];
@@ -87,7 +80,7 @@ void weighted_scaling_fp32_cl(void *weighted_scaling_args)
 {
     const struct weighted_scaling_args *a = weighted_scaling_args;
     long first, last;
-    norms_block((long)a->size, &first, &last);
+    pulp_core_block((long)a->size, &first, &last);
     for (long i = first; i < last; i++)
         a->out[i] = a->w[i] * (a->scaling_factor * a->in[i]);
 }
@@ -110,7 +103,7 @@ void pulp_nonorm_fp32_fw_cl(void *Nonorm_args)
     const struct Nonorm_args *a = Nonorm_args;
     const long W = a->input->W;
     long first, last;
-    norms_block((long)a->input->H * W, &first, &last);
+    pulp_core_block((long)a->input->H * W, &first, &last);
     for (long i = first; i < last; i++)
         a->output->data[i] = a->input->data[i] * a->coeff->data[i % W] + a->bias->data[i % W];
 }

@@ -3,21 +3,13 @@
  * Per-core body: each core updates its own block; the caller forks.
  */
 #include "pulp_optimizers_fp16.h"
+#include "pulp_core_block.h"
 
 /* This core's block [*first, *last) of n elements, blocks of ceil(n / NUM_CORES). */
-static void optim_core_block(int n, int *first, int *last)
-{
-    const long long cores = NUM_CORES, id = pi_core_id();
-    const long long b = (n + cores - 1) / cores;
-    const long long lo = id * b, hi = lo + b;
-    *first = (int)(lo < n ? lo : n);
-    *last = (int)(hi < n ? hi : n);
-}
-
 static void sgd_update_fp16(struct blob_fp16 *p, fp16 lr, fp16 lambda)
 {
-    int first, last;
-    optim_core_block(p->dim, &first, &last);
+    long first, last;
+    pulp_core_block(p->dim, &first, &last);
     fp16 *w = p->data, *g = p->diff;
     if (fp16_to_f32(lambda) == 0.0f) {
         for (int i = first; i < last; i++)

@@ -11,18 +11,10 @@
  *   RES_NAME     "fp32" or "fp16", for the size-mismatch message
  * It defines static res_fw(), res_sumnode_bw() and res_bw().
  */
+#include "pulp_core_block.h"
 #include <stdio.h>
 
 /* This core's block [*first, *last) of n elements, blocks of ceil(n / NUM_CORES). */
-static void res_core_block(int n, int *first, int *last)
-{
-    const long long cores = NUM_CORES, id = pi_core_id();
-    const long long b = (n + cores - 1) / cores;
-    const long long lo = id * b, hi = lo + b;
-    *first = (int)(lo < n ? lo : n);
-    *last = (int)(hi < n ? hi : n);
-}
-
 static int res_sizes_differ(const char *call, const RES_BLOB *a, const char *a_name, const RES_BLOB *b,
                             const char *b_name)
 {
@@ -36,8 +28,8 @@ static int res_sizes_differ(const char *call, const RES_BLOB *a, const char *a_n
 static void res_fw_core(void *args)
 {
     const RES_ARGS *a = args;
-    int first, last;
-    res_core_block(a->output->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->output->dim, &first, &last);
     const RES_T *s = a->skip->data, *l = a->lout->data;
     RES_T *y = a->output->data;
     for (int i = first; i < last; i++)
@@ -47,8 +39,8 @@ static void res_fw_core(void *args)
 static void res_sumnode_core(void *args)
 {
     const RES_ARGS *a = args;
-    int first, last;
-    res_core_block(a->output->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->output->dim, &first, &last);
     const RES_T *dy = a->output->diff;
     RES_T *ds = a->skip->diff;
     for (int i = first; i < last; i++)
@@ -58,8 +50,8 @@ static void res_sumnode_core(void *args)
 static void res_bw_core(void *args)
 {
     const RES_ARGS *a = args;
-    int first, last;
-    res_core_block(a->output->dim, &first, &last);
+    long first, last;
+    pulp_core_block(a->output->dim, &first, &last);
     const RES_T *dy = a->output->diff;
     RES_T *dl = a->lout->diff;
     for (int i = first; i < last; i++)

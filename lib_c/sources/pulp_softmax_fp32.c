@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pulp_softmax_fp32.h"
+#include "pulp_core_block.h"
 
 float fastexp_gist(float x)
 {
@@ -46,11 +47,11 @@ struct vector_softmax_job {
 static void vector_softmax_core(void *job_ptr)
 {
     const struct vector_softmax_job *job = job_ptr;
-    const int cores = NUM_CORES, id = pi_core_id(), n = job->size;
-    const int b = (n + cores - 1) / cores;
-    const int first = id * b < n ? id * b : n, last = first + b < n ? first + b : n;
+    const int cores = NUM_CORES, id = pi_core_id();
+    long first, last;
+    pulp_core_block(job->size, &first, &last);
     float m = -3.4028235e38f;
-    for (int i = first; i < last; i++)
+    for (long i = first; i < last; i++)
         m = job->in[i] > m ? job->in[i] : m;
     job->buffer[id] = m;
     pi_cl_team_barrier();

@@ -10,22 +10,14 @@
  *   SM_EXP(x)    the fast exponential
  * It defines static sm_fw() and sm_bw(), each taking the args struct.
  */
+#include "pulp_core_block.h"
 
 /* This core's rows [*first, *last) of H, blocks of ceil(H / NUM_CORES). */
-static void sm_rows(int H, int *first, int *last)
-{
-    const int cores = NUM_CORES, id = pi_core_id();
-    const int b = (H + cores - 1) / cores;
-    const int lo = id * b, hi = lo + b;
-    *first = lo < H ? lo : H;
-    *last = hi < H ? hi : H;
-}
-
 static void sm_max_core(void *args)
 {
     const SM_ARGS *a = args;
-    int first, last;
-    sm_rows(a->H, &first, &last);
+    long first, last;
+    pulp_core_block(a->H, &first, &last);
     for (int i = first; i < last; i++) {
         const SM_T *x = a->input_data + (long)i * a->W;
         float m = SM_TO_F(SM_LOWEST);
@@ -39,8 +31,8 @@ static void sm_max_core(void *args)
 static void sm_exp_core(void *args)
 {
     const SM_ARGS *a = args;
-    int first, last;
-    sm_rows(a->H, &first, &last);
+    long first, last;
+    pulp_core_block(a->H, &first, &last);
     for (int i = first; i < last; i++) {
         const SM_T *x = a->input_data + (long)i * a->W;
         SM_T *e = a->output_data + (long)i * a->W;
@@ -57,8 +49,8 @@ static void sm_exp_core(void *args)
 static void sm_div_core(void *args)
 {
     const SM_ARGS *a = args;
-    int first, last;
-    sm_rows(a->H, &first, &last);
+    long first, last;
+    pulp_core_block(a->H, &first, &last);
     for (int i = first; i < last; i++) {
         SM_T *y = a->output_data + (long)i * a->W;
         const float s = SM_TO_F(a->sums[i]);
@@ -70,8 +62,8 @@ static void sm_div_core(void *args)
 static void sm_bw_core(void *args)
 {
     const SM_ARGS *a = args;
-    int first, last;
-    sm_rows(a->H, &first, &last);
+    long first, last;
+    pulp_core_block(a->H, &first, &last);
     for (int i = first; i < last; i++) {
         const SM_T *y = a->output_data + (long)i * a->W, *dy = a->output_diff + (long)i * a->W;
         SM_T *dx = a->input_diff + (long)i * a->W;

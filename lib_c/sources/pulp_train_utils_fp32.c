@@ -6,18 +6,11 @@
 #include <string.h>
 
 #include "pulp_train_utils_fp32.h"
+#include "pulp_core_block.h"
 
 #define UTILS_MAX_DIMS 8
 
 /* This core's block [*first, *last) of n, blocks of ceil(n / NUM_CORES). */
-static void utils_block(long n, long *first, long *last)
-{
-    const long cores = NUM_CORES, id = pi_core_id();
-    const long b = (n + cores - 1) / cores;
-    *first = id * b < n ? id * b : n;
-    *last = *first + b < n ? *first + b : n;
-}
-
 static long utils_count(const int *dims, int len)
 {
     long n = 1;
@@ -39,7 +32,7 @@ void transpose_matrix(void *transp_args)
 {
     const struct transp_args *a = transp_args;
     long first, last;
-    utils_block((long)a->N * a->M, &first, &last);
+    pulp_core_block((long)a->N * a->M, &first, &last);
     for (long o = first; o < last; o++) {      /* out is M x N: o = j*N + i */
         const long j = o / a->N, i = o % a->N;
         a->out_matrix[o] = a->in_matrix[i * a->M + j];
@@ -53,7 +46,7 @@ void transpose(void *transp_args)
     for (int k = 0; k < a->n_dim; k++)
         out_dims[k] = a->dim[a->transposed_axes[k]];
     long first, last;
-    utils_block(utils_count(a->dim, a->n_dim), &first, &last);
+    pulp_core_block(utils_count(a->dim, a->n_dim), &first, &last);
     for (long o = first; o < last; o++) {
         utils_unravel(o, out_dims, a->n_dim, coords);
         for (int k = 0; k < a->n_dim; k++)
@@ -69,7 +62,7 @@ void copy(void *copy_args)
 {
     const struct copy_args *a = copy_args;
     long first, last;
-    utils_block(a->size, &first, &last);
+    pulp_core_block(a->size, &first, &last);
     for (long i = first; i < last; i++)
         a->to[i] = a->from[i];
 }
@@ -78,7 +71,7 @@ void set_to_value(void *set_to_value_args)
 {
     const struct set_to_value_args *a = set_to_value_args;
     long first, last;
-    utils_block(a->size, &first, &last);
+    pulp_core_block(a->size, &first, &last);
     for (long i = first; i < last; i++)
         a->to[i] = a->value;
 }
@@ -87,7 +80,7 @@ void vect_sum(void *vect_sum_args)
 {
     const struct vect_sum_args *a = vect_sum_args;
     long first, last;
-    utils_block(a->size, &first, &last);
+    pulp_core_block(a->size, &first, &last);
     for (long i = first; i < last; i++)
         a->dest[i] = a->op_1[i] + a->op_2[i];
 }
@@ -122,7 +115,7 @@ void array_broadcast_sum_fp32(void *array_broadcast_sum_fp32_args)
     int dims[UTILS_MAX_DIMS], coords[UTILS_MAX_DIMS];
     const int len = utils_broadcast_shape(a->op_1_dims, a->op_1_dims_len, a->op_2_dims, a->op_2_dims_len, dims);
     long first, last;
-    utils_block(utils_count(dims, len), &first, &last);
+    pulp_core_block(utils_count(dims, len), &first, &last);
     for (long o = first; o < last; o++) {
         utils_unravel(o, dims, len, coords);
         a->dest[o] = a->op_1[utils_broadcast_index(coords, len, a->op_1_dims, a->op_1_dims_len)] +
@@ -138,7 +131,7 @@ static void mm_broadcast_core(void *args)
     int batch[UTILS_MAX_DIMS], coords[UTILS_MAX_DIMS];
     const int nb = utils_broadcast_shape(a->A_dims, la - 2, a->B_dims, lb - 2, batch);
     long first, last;
-    utils_block(utils_count(batch, nb) * N * M, &first, &last);
+    pulp_core_block(utils_count(batch, nb) * N * M, &first, &last);
     for (long o = first; o < last; o++) {
         const long b = o / ((long)N * M), i = o / M % N, j = o % M;
         utils_unravel(b, batch, nb, coords);
@@ -160,7 +153,7 @@ void mm_add(void *matMul_args)
 {
     const struct matMul_args *a = matMul_args;
     long first, last;
-    utils_block(a->N, &first, &last);
+    pulp_core_block(a->N, &first, &last);
     for (long i = first; i < last; i++)
         for (int j = 0; j < a->M; j++) {
             float c = a->C[i * a->M + j];
@@ -181,7 +174,7 @@ static void layout_core(void *job_ptr)
     const struct layout_job *job = job_ptr;
     const long n = (long)job->C * job->H * job->W, hw = (long)job->H * job->W;
     long first, last;
-    utils_block(n, &first, &last);
+    pulp_core_block(n, &first, &last);
     for (long i = first; i < last; i++)
         job->buffer[i] = job->data[i];
     pi_cl_team_barrier();
@@ -217,7 +210,7 @@ void pad_tensor(void *pad_args)
     const struct pad_args *a = pad_args;
     const int Hp = a->H + a->T_UPAD + a->T_DPAD, Wp = a->W + a->T_LPAD + a->T_RPAD;
     long first, last;
-    utils_block((long)a->C * Hp * Wp, &first, &last);
+    pulp_core_block((long)a->C * Hp * Wp, &first, &last);
     for (long o = first; o < last; o++) {
         int c, h, w;
         if (a->HWC_lay) {
@@ -246,7 +239,7 @@ void reduce_mean_fp32(void *reduce_mean_args_fp32)
     for (int k = axis + 1; k < a->dims_len; k++)
         inner *= a->dims[k];
     long first, last;
-    utils_block(outer * inner, &first, &last);
+    pulp_core_block(outer * inner, &first, &last);
     for (long o = first; o < last; o++) {
         const long before = o / inner, after = o % inner;
         float sum = 0.0f;
