@@ -87,7 +87,7 @@ def _exact_channels(x: np.ndarray, fmt: NumberFormat) -> np.ndarray:
 def statistics_bounds(x: np.ndarray, fmt: NumberFormat, eps: float = EPSILON):
     """mu, v, sigma per channel of x [C x D] and the bounds of the device's
     values of them (the derivation above): mu, v, sigma, E_mu, E_v, E_s."""
-    C, D = x.shape
+    D = x.shape[1]
     u = fmt.unit_roundoff
     divisions = 0 if D & (D - 1) == 0 else D
     n_mu, n_q = (D - 1) + divisions, D + (D - 1) + divisions
@@ -180,7 +180,7 @@ def edge_inputs(inputs: dict[str, np.ndarray], C: int, constant: int, fmt: Numbe
         constant = C               # a single element is a constant channel: make it an exact one
     for c in range(constant):
         x[c] = (c % 5 + 3) / 8.0   # 0.375 .. 0.875: k c and k c^2 on every grid for k <= 64
-    mu, v, sigma = statistics(x)
+    mu, v, _ = statistics(x)
     v_rounded = fmt.round(v)
     return dict(inputs, x=x.reshape(inputs["x"].shape), mean=fmt.round(mu), var=v_rounded,
                 stdev=fmt.round(np.sqrt(v_rounded)))
