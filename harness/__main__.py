@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["autotune"]:   # its own parser: python -m harness autotune --help
         from harness.autotune.cli import main as autotune
         return autotune(argv[1:])
+    if argv[:1] == ["merge"]:      # its own parser too: python -m harness merge --help
+        from harness.merge import main as merge
+        return merge(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -51,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("-n", dest="workers", default="auto", help="pytest-xdist workers")
     run.set_defaults(handler=regress)
     sub.add_parser("autotune", help="tune tiles x kernels x cores of a network's layers (see autotune --help)")
+    sub.add_parser("merge", help="join the reports of the shards of one run (see merge --help)")
     tools = sub.add_parser("toolchain", help="check (and with --install, install) the RISC-V toolchain")
     tools.add_argument("--install", action="store_true")
     tools.set_defaults(handler=toolchain)

@@ -20,14 +20,15 @@ from pathlib import Path
 import pytest
 
 from golden.bundle import write_atomically
-from harness import failures
+from harness import failures, sharding
 from harness.failures import CaseFailure
 from harness.cases import FEATURES, OpEntry, Variant
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
 from harness.reports import ReportRow, write_csv, write_junit, write_summary
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
-from harness.target import DEFAULT_LIBRARY
+from harness.buildcache import digest_files
+from harness.target import DEFAULT_LIBRARY, LibrarySource
 from harness.targets import choose_target, target_names
 
 TUNER_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_autotune.py"
@@ -50,6 +51,11 @@ def pytest_addoption(parser):
                     help="L1 (TCDM) size a case must fit in; default: the target's (64 KiB)")
     group.addoption("--run-timeout", type=float, default=float(os.environ.get("PTL_RUN_TIMEOUT", 120)),
                     help="seconds one runner invocation may take before it is killed")
+    group.addoption("--shard", default=os.environ.get("PTL_SHARD"), metavar="I/N",
+                    help="run the I-th of N shares of the selection, balanced by recorded case costs "
+                         "(harness/sharding.py); `python -m harness merge` joins the shards' reports")
+    group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="RESULTS.csv",
+                    help="a previous run's results.csv whose durations balance the shards")
     group.addoption("--expect", default=os.environ.get("PTL_EXPECT"), metavar="FILE",
                     help="TOML file of known bugs and unsupported paths of the library under test "
                          "(harness/expectations.py): matching failures are expected, the summary "
@@ -84,6 +90,11 @@ class PtlPlugin:
         self.db_errors: set[str] = set()             # results database trouble, said once at the end
         self._session: Session | None = None
         self.started = time.monotonic()
+        self.shard_record: dict | None = None       # the whole selection's identity, when sharded
+        try:
+            self.shard = sharding.parse_shard(config.getoption("shard")) if config.getoption("shard") else None
+        except sharding.ShardError as exc:
+            raise pytest.UsageError(str(exc)) from None
         expect = config.getoption("expect")
         try:
             self.expectations = Expectations.load(Path(expect)) if expect else Expectations()
@@ -109,6 +120,8 @@ class PtlPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items):
+        if self.config.getoption("shard"):
+            self._keep_shard(items)
         for item in items:
             variant = _variant_of(item)
             if variant is None:
@@ -117,6 +130,38 @@ class PtlPlugin:
             known = variant.known_failure()
             if known:
                 item.add_marker(pytest.mark.xfail(reason=known.reason, strict=True))
+
+    def library_digest(self) -> str | None:
+        """The library under test, as the results database names it."""
+        try:
+            return digest_files(LibrarySource.at(Path(self.config.getoption("trainlib"))).digest_roots)
+        except CaseFailure:
+            return None
+
+    def _keep_shard(self, items) -> None:
+        """Deselects what other shards run; records the whole selection's
+        identity for the merge."""
+        index, count = self.shard
+        by_case: dict[str, int] = defaultdict(int)
+        for item in items:
+            variant = _variant_of(item)
+            by_case[variant.case.id if variant else item.nodeid] += 1
+        try:
+            costs = sharding.recorded_costs(Path(self.config.getoption("shard_costs"))) \
+                if self.config.getoption("shard_costs") else {}
+        except sharding.ShardError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        shard_of = sharding.assign(by_case, count, costs)
+        ids = [(_variant_of(item).id if _variant_of(item) else item.nodeid) for item in items]
+        self.shard_record = {"index": index, "count": count, "ids_total": len(ids),
+                             "ids_digest": sharding.ids_digest(ids)}
+        kept, dropped = [], []
+        for item in items:
+            variant = _variant_of(item)
+            (kept if shard_of[variant.case.id if variant else item.nodeid] == index else dropped).append(item)
+        if dropped:
+            self.config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
     def pytest_report_header(self, config):
         reason = self.unavailable
@@ -213,6 +258,7 @@ class PtlPlugin:
             self.config.workeroutput["ptl_stats"] = self.stats
             self.config.workeroutput["ptl_builds"] = self._session.build_summary() if self._session else []
             self.config.workeroutput["ptl_db_errors"] = sorted(self._db_errors())
+            self.config.workeroutput["ptl_shard"] = self.shard_record
             return
         if not self.rows:
             return
@@ -226,7 +272,8 @@ class PtlPlugin:
             write_csv(self.rows, out / "results.csv")
             write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
                            "expectations": self._expectation_summary(),
-                           "builds": self.build_lines(),
+                           "builds": self.build_lines(), "shard": self.shard_record,
+                           "library": self.library_digest(),
                            "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
         except OSError as exc:
             self.report_error = f"ptl: cannot write the reports in {out}: {exc.strerror or exc}"
@@ -257,6 +304,7 @@ class PtlPlugin:
         for line in output.get("ptl_builds", []):
             self.worker_builds[line.split(":", 1)[0]] = line
         self.db_errors.update(output.get("ptl_db_errors", []))
+        self.shard_record = self.shard_record or output.get("ptl_shard")
 
     def _db_errors(self) -> set[str]:
         session_error = self._session.results_db_error if self._session else None
