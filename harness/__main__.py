@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["merge"]:      # its own parser too: python -m harness merge --help
         from harness.merge import main as merge
         return merge(argv[1:])
+    if argv[:1] == ["baseline"]:   # python -m harness baseline update --help
+        from harness.perf_gate import main as baseline
+        return baseline(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -55,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     run.set_defaults(handler=regress)
     sub.add_parser("autotune", help="tune tiles x kernels x cores of a network's layers (see autotune --help)")
     sub.add_parser("merge", help="join the reports of the shards of one run (see merge --help)")
+    sub.add_parser("baseline", help="rewrite the performance gate's baseline (see baseline update --help)")
     tools = sub.add_parser("toolchain", help="check (and with --install, install) the RISC-V toolchain")
     tools.add_argument("--install", action="store_true")
     tools.set_defaults(handler=toolchain)

@@ -11,16 +11,17 @@ reports. Test modules stay declarative:
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
 from golden.bundle import write_atomically
-from harness import failures, sharding
+from harness import failures, perf_gate, sharding
 from harness.failures import CaseFailure
 from harness.cases import FEATURES, OpEntry, Variant
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
@@ -56,6 +57,12 @@ def pytest_addoption(parser):
                          "(harness/sharding.py); `python -m harness merge` joins the shards' reports")
     group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="RESULTS.csv",
                     help="a previous run's results.csv whose durations balance the shards")
+    group.addoption("--perf-gate", action="store_true", default=bool(os.environ.get("PTL_PERF_GATE")),
+                    help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py)")
+    group.addoption("--perf-threshold", type=float, default=0.0,
+                    help="relative growth the gate allows (default 0: counts are exact on qemu)")
+    group.addoption("--perf-baseline", default=None, metavar="FILE",
+                    help="default reports/baseline/<target>.csv")
     group.addoption("--expect", default=os.environ.get("PTL_EXPECT"), metavar="FILE",
                     help="TOML file of known bugs and unsupported paths of the library under test "
                          "(harness/expectations.py): matching failures are expected, the summary "
@@ -95,6 +102,7 @@ class PtlPlugin:
             self.shard = sharding.parse_shard(config.getoption("shard")) if config.getoption("shard") else None
         except sharding.ShardError as exc:
             raise pytest.UsageError(str(exc)) from None
+        self.baseline = self._load_baseline() if config.getoption("perf_gate") else None
         expect = config.getoption("expect")
         try:
             self.expectations = Expectations.load(Path(expect)) if expect else Expectations()
@@ -130,6 +138,24 @@ class PtlPlugin:
             known = variant.known_failure()
             if known:
                 item.add_marker(pytest.mark.xfail(reason=known.reason, strict=True))
+
+    def _load_baseline(self) -> dict:
+        path = Path(self.config.getoption("perf_baseline") or perf_gate.baseline_path(self.target.name))
+        if not path.exists():
+            raise pytest.UsageError(f"--perf-gate: no baseline at {path}; write one from a run with "
+                                    f"`python -m harness baseline update --target {self.target.name}`")
+        try:
+            return perf_gate.read_counts(path)
+        except perf_gate.BaselineError as exc:
+            raise pytest.UsageError(f"--perf-gate: {exc}") from None
+
+    def _perf(self, variant: Variant, result) -> tuple[str, str]:
+        """The gate's verdict on a passed variant, or ("", "") without a gate."""
+        counters = result.counters
+        if self.baseline is None or result.failure is not None or counters is None or counters.latency is None:
+            return "", ""
+        measured = perf_gate.Counts(counters.unit, int(counters.latency), int(counters.work))
+        return perf_gate.judge(measured, self.baseline.get(variant.id), self.config.getoption("perf_threshold"))
 
     def library_digest(self) -> str | None:
         """The library under test, as the results database names it."""
@@ -203,6 +229,12 @@ class PtlPlugin:
         result = self.session.results_for(variant.case, group)[variant]
         self._attach(request, variant, result.attachments)
         counters = result.counters
+        perf, perf_text = self._perf(variant, result)
+        if perf == "regressed":
+            result = dataclasses.replace(result, failure=CaseFailure(
+                failures.PERF, f"{perf_text}\n{variant.describe(self.target.name)}"))
+        if perf:
+            request.node.user_properties.append(("perf", perf))
         _record(request, variant, self.target.name,
                 unit=counters.unit if counters else self.target.capabilities.counter_unit,
                 latency=counters.latency if counters else None,
@@ -273,11 +305,23 @@ class PtlPlugin:
             write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
                            "expectations": self._expectation_summary(),
                            "builds": self.build_lines(), "shard": self.shard_record,
+                           "perf": self._perf_summary(),
                            "library": self.library_digest(),
                            "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
         except OSError as exc:
             self.report_error = f"ptl: cannot write the reports in {out}: {exc.strerror or exc}"
             session.exitstatus = session.exitstatus or pytest.ExitCode.TESTS_FAILED
+
+    def _perf_summary(self) -> dict | None:
+        """Verdicts of the performance gate: counts, and the variants that
+        regressed or improved."""
+        verdicts = [(row.test_id, row.properties.get("perf")) for row in self.rows if row.properties.get("perf")]
+        if not verdicts:
+            return None
+        out: dict = {"counts": dict(Counter(v for _, v in verdicts))}
+        for kind in ("regressed", "improved", "new"):
+            out[kind] = sorted(i for i, v in verdicts if v == kind)[:50]
+        return out
 
     def _expectation_summary(self) -> dict:
         """New failures, known bugs, unsupported paths and fixed variants, and

@@ -1,0 +1,81 @@
+"""The performance gate: exact counts against a baseline, on qemu; a kernel
+made slower fails exactly its variants as `perf`, a re-run reports no
+change, and the baseline update says what changed."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import perf_gate
+from harness.perf_gate import BaselineError, Counts
+from harness.targets import make_target
+from tests.mutants import LIBRARY, SourceEdit, mutant_library
+
+ROOT = Path(__file__).resolve().parent.parent
+SLICE = "matmul-fp32-fw-N7xM8xK9 and trans_B0 and bias0"
+SLOWER_2X2 = SourceEdit(
+    "sources/pulp_matmul_fp32.c",
+    "void mm_unroll_2x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x2, 0); }",
+    "void mm_unroll_2x2(void *matMul_args)\n{\n    for (volatile int waste = 0; waste < 50; waste++)\n        ;\n"
+    "    ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x2, 0);\n}")
+
+
+def test_verdicts_new_same_improved_and_regressed_beyond_the_threshold():
+    base = Counts("instructions", 100, 400)
+    assert perf_gate.judge(Counts("instructions", 100, 400), None, 0.0)[0] == "new"
+    assert perf_gate.judge(Counts("ns", 100, 400), base, 0.0)[0] == "new"       # other unit: not comparable
+    assert perf_gate.judge(Counts("instructions", 100, 400), base, 0.0) == ("same", "")
+    assert perf_gate.judge(Counts("instructions", 99, 400), base, 0.0)[0] == "improved"
+    verdict, text = perf_gate.judge(Counts("instructions", 101, 400), base, 0.0)
+    assert verdict == "regressed" and "latency 101 instructions > baseline 100 (+1.00%)" in text
+    assert perf_gate.judge(Counts("instructions", 101, 400), base, 0.02)[0] == "same"
+
+
+def test_the_update_refuses_results_of_another_target_and_reports_changes(tmp_path):
+    results = tmp_path / "results.csv"
+    rows = [("a", "passed", "qemu", "instructions", 10, 40), ("b", "failed", "qemu", "instructions", 11, 44)]
+    with open(results, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["test_id", "outcome", "target", "unit", "latency", "work"])
+        writer.writerows(rows)
+    lines = perf_gate.update(results, "qemu", tmp_path / "qemu.csv")
+    assert lines[0].endswith("1 variants; 1 new, 0 gone, 0 changed")         # the failed row is left out
+    assert perf_gate.read_counts(tmp_path / "qemu.csv") == {"a": Counts("instructions", 10, 40)}
+    with pytest.raises(BaselineError, match="not only host"):
+        perf_gate.update(results, "host", tmp_path / "host.csv")
+
+
+def _run(library: Path, tmp_path: Path, reports: str, *extra: str) -> tuple[dict, dict]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    env["TMPDIR"] = str(tmp_path)
+    subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_linalg.py"), "-q", "-p", "no:xdist",
+                    "--target", "qemu", "-k", SLICE, "--trainlib", str(library), "--ptl-cache", str(tmp_path / "cache"),
+                    "--reports-dir", str(tmp_path / reports), *extra], cwd=ROOT, env=env, capture_output=True)
+    with open(tmp_path / reports / "results.csv", newline="") as handle:
+        rows = {row["test_id"]: row for row in csv.DictReader(handle)}
+    return rows, json.loads((tmp_path / reports / "summary.json").read_text())
+
+
+@pytest.mark.skipif(make_target("qemu").unavailable_reason() is not None, reason="needs the qemu target")
+def test_the_gate_passes_a_rerun_and_fails_exactly_the_slowed_kernel(tmp_path):
+    rows, _ = _run(LIBRARY, tmp_path, "base")
+    assert rows and {r["outcome"] for r in rows.values()} == {"passed"}
+    perf_gate.update(tmp_path / "base" / "results.csv", "qemu", tmp_path / "qemu.csv")
+    gate = ("--perf-gate", "--perf-baseline", str(tmp_path / "qemu.csv"))
+
+    rows, summary = _run(LIBRARY, tmp_path, "again", *gate)
+    assert {r["outcome"] for r in rows.values()} == {"passed"}
+    assert summary["perf"]["counts"] == {"same": len(rows)}          # exact counts: 0 changes
+
+    slower = mutant_library(tmp_path / "lib", SLOWER_2X2)
+    rows, summary = _run(slower, tmp_path, "slower", *gate)
+    failed = {i for i, r in rows.items() if r["outcome"] == "failed"}
+    assert failed == {i for i in rows if "-mm_unroll_2x2-" in i}
+    assert {rows[i]["failure_class"] for i in failed} == {"perf"}
+    assert summary["perf"]["counts"]["regressed"] == len(failed)
