@@ -1,4 +1,4 @@
-"""References for InstanceNorm (harness/runtime/runner/ops_instnorm.c), from
+"""References for the normalizations (harness/runtime/runner/ops_norm.c), from
 the formulas of shared/TRAINLIB_API_MORE.md ("Normalization"), in float64
 on inputs already on the grid. EPSILON is the binary32 value of 1e-10.
 
@@ -169,22 +169,30 @@ def instnorm(inputs: dict[str, np.ndarray], step: str, frozen: int, C: int,
     return out
 
 
-def edge_inputs(inputs: dict[str, np.ndarray], C: int, constant: int, fmt: NumberFormat) -> dict[str, np.ndarray]:
+def edge_inputs(inputs: dict[str, np.ndarray], C: int, constant: int, step: str,
+                fmt: NumberFormat) -> dict[str, np.ndarray]:
     """Channels at different scales (x times 1, 2, 4), the first `constant`
     channels (all of them when D = 1) constant at a dyadic value (zero
-    variance, computed exactly),
-    and statistics consistent with x for the steps that read them (mean,
-    var = variance + EPSILON, stdev = sqrt(var), each rounded to the grid)."""
+    variance, computed exactly), and the running statistics.
+
+    The backward steps read statistics consistent with x, as a training step
+    leaves them (mean, var = variance + EPSILON, stdev = sqrt(var), each
+    rounded to the grid). The FW gets statistics that are NOT x's own (mean
+    shifted by half a stdev, twice the variance): a frozen FW must use them
+    and leave them untouched, an unfrozen one must overwrite them; with x's
+    own statistics in the arrays, a FW that ignores the flag, or never
+    stores what it computed, would pass."""
     x = _channels(inputs["x"], C) * (2.0 ** (np.arange(C) % 3))[:, None]
     if x.shape[1] == 1:
         constant = C               # a single element is a constant channel: make it an exact one
     for c in range(constant):
         x[c] = (c % 5 + 3) / 8.0   # 0.375 .. 0.875: k c and k c^2 on every grid for k <= 64
-    mu, v, _ = statistics(x)
+    mu, v, sigma = statistics(x)
+    if step == "fw":
+        mu, v = mu + sigma / 2, 2 * v
     v_rounded = fmt.round(v)
     return dict(inputs, x=x.reshape(inputs["x"].shape), mean=fmt.round(mu), var=v_rounded,
                 stdev=fmt.round(np.sqrt(v_rounded)))
-
 
 
 # ---- BatchNorm, LayerNorm, RMSNorm, NoNorm (FP32 FW) ----

@@ -41,7 +41,7 @@ def test_weight_and_input_gradients_are_torchs():
 
 def test_a_zero_variance_channel_is_exact_and_its_output_is_beta():
     inputs = _case(C=2, H=4, W=4)
-    edged = norm.edge_inputs(inputs, 2, 1, FP32)
+    edged = norm.edge_inputs(inputs, 2, 1, "fw", FP32)
     out = norm.instnorm(edged, "fw", 0, 2, FP32)
     assert out["mean_out"].propagated[0] == 0 and out["var_out"].propagated[0] == 0
     np.testing.assert_array_equal(out["y"].value[0], edged["coeff"][2])

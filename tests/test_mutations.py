@@ -190,6 +190,40 @@ MUTATIONS = [
              "            float v = sum_sq / (float)D - mu * mu;",
              "instnorm-fp32-fw-C8xH4xW4xconstant2-",
              "instnorm-fp32-fw-C8xH4xW4xconstant2-frozen0-direct-c3"),
+    Mutation("instnorm_unfrozen_fw_never_stores_the_statistics",  # y is right, the running arrays stale
+             "sources/pulp_instnorm_impl.h",
+             "            a->running_mean[c] = IN_H(mu);\n"
+             "            a->running_var[c] = IN_H(v);\n"
+             "            a->running_stdev[c] = IN_H(sigma);\n",
+             "",
+             "instnorm-fp32-fw-C7xH3xW3-",
+             "instnorm-fp32-fw-C7xH3xW3-frozen0-direct-c3"),
+    Mutation("instnorm_frozen_fw_recomputes_the_statistics",  # the flag ignored: x's own statistics used
+             "sources/pulp_instnorm_impl.h",
+             "        if (a->freeze_running_params) {",
+             "        if (0) {",
+             "instnorm-fp16-fw-C9xH4xW4-",
+             "instnorm-fp16-fw-C9xH4xW4-frozen1-direct-c8"),
+    Mutation("instnorm_unbiased_variance",  # D / (D - 1) times the biased variance, as torch.var's default
+             "sources/pulp_instnorm_impl.h",
+             "            float v = sum_sq / (float)D - mu * mu + INSTNORM_EPSILON;",
+             "            float v = (sum_sq / (float)D - mu * mu) * (float)D / (float)(D - 1) + INSTNORM_EPSILON;",
+             "instnorm-fp32-fw-C3xH5xW7-",
+             "instnorm-fp32-fw-C3xH5xW7-frozen0-direct-c1"),
+    Mutation("instnorm_wg_swaps_dgamma_and_dbeta",
+             "sources/pulp_instnorm_impl.h",
+             "        a->coeff->diff[c] = IN_H(dot / IN_F(a->running_stdev[c]));\n"
+             "        a->coeff->diff[C + c] = IN_H(sum_dy);",
+             "        a->coeff->diff[C + c] = IN_H(dot / IN_F(a->running_stdev[c]));\n"
+             "        a->coeff->diff[c] = IN_H(sum_dy);",
+             "instnorm-bf16-wg-C8xH4xW4-",
+             "instnorm-bf16-wg-C8xH4xW4-frozen0-direct-c8"),
+    Mutation("instnorm_bw_skips_the_input_gradient_after_the_weights",  # `else if`: IG only when WG is skipped
+             "sources/pulp_instnorm_fp32.c",
+             "    if (!a->skip_in_grad)\n        pulp_instnorm_fp32_bw_input_grads_cl(InstNorm_args);",
+             "    else if (!a->skip_in_grad)\n        pulp_instnorm_fp32_bw_input_grads_cl(InstNorm_args);",
+             "instnorm-fp32-bw-C7xH3xW3-",
+             "instnorm-fp32-bw-C7xH3xW3-frozen0-direct-c3"),
     Mutation("softmax_without_the_max_subtraction",  # exp(x) overflows for the large rows
              "sources/pulp_softmax_impl.h",
              "            e[j] = SM_FROM_F(SM_EXP(SM_TO_F(x[j]) - m));",

@@ -1,13 +1,14 @@
 """Catalogue of the normalizations: InstanceNorm FW (running statistics
-computed, or frozen and read), WG, IG and BW, FP32.
+computed, or frozen and read), WG, IG and BW, FP32, FP16 and bf16.
 
 Channels are split over the cores (blocks of ceil(C / cores)), so C sits
 around the core counts 1, 3, 8; D = H*W runs from 1 (zero variance in every
 channel) through small primes to a realistic 16 x 8 x 8 map. `constant`
 shapes make their first channels constant (zero variance, sigma = 1e-5; see
 golden/norm.py for why their bound stays tight). Channels come at three
-scales (x1, x2, x4). The statistics the frozen FW and the backward steps
-read are consistent with x (golden/norm.py, edge_inputs).
+scales (x1, x2, x4). The statistics the backward steps read are consistent
+with x; the FW's are not x's own, so that a frozen FW must read them and an
+unfrozen one must overwrite them (golden/norm.py, edge_inputs).
 
 BatchNorm (self-forked over channels), LayerNorm (rows over the cores the
 runner forks), RMSNorm (self-forked partial sums) and NoNorm (rows over the
@@ -91,7 +92,7 @@ INSTNORM = OpEntry(
     applies=_applies,
     inputs=_inputs,
     params=_params,
-    input_values=lambda c, inputs: norm.edge_inputs(inputs, c.shape["C"], c.shape.get("constant", 0),
+    input_values=lambda c, inputs: norm.edge_inputs(inputs, c.shape["C"], c.shape.get("constant", 0), c.step,
                                                     format_named(c.dtype)),
     reference=lambda c, inputs: norm.instnorm(inputs, c.step, c.options["frozen"], c.shape["C"],
                                               format_named(c.dtype)),
