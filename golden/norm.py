@@ -235,6 +235,23 @@ def rmsnorm(inputs: dict[str, np.ndarray]) -> dict[str, Reference]:
     return {"y": Reference(o, np.abs(o), n + 13)}
 
 
+def sum_of_squares(inputs: dict[str, np.ndarray]) -> dict[str, Reference]:
+    """sum x^2 from the cores' partials added in core order: a term's chain is
+    its product, at most n - 1 sums within its core and at most 7 adding the
+    partials (n + 7 roundings); no cancellation, every term is >= 0."""
+    x = inputs["x"]
+    s = np.array([(x * x).sum()])
+    return {"sum": Reference(s, s.copy(), x.size + 7)}
+
+
+def weighted_scaling(inputs: dict[str, np.ndarray]) -> dict[str, Reference]:
+    """o = w (s x), s = coeff[n]: two products."""
+    x = inputs["x"]
+    w, s = inputs["coeff"][:x.size], inputs["coeff"][x.size]
+    o = w * (s * x)
+    return {"y": Reference(o, np.abs(o), 2)}
+
+
 def nonorm(inputs: dict[str, np.ndarray], rows: int) -> dict[str, Reference]:
     """y = x * coeff[j] + bias[j]: a product and a sum."""
     x = inputs["x"].reshape(rows, -1)

@@ -224,6 +224,18 @@ MUTATIONS = [
              "    else if (!a->skip_in_grad)\n        pulp_instnorm_fp32_bw_input_grads_cl(InstNorm_args);",
              "instnorm-fp32-bw-C7xH3xW3-",
              "instnorm-fp32-bw-C7xH3xW3-frozen0-direct-c3"),
+    Mutation("sum_of_squares_every_core_writes_slot_0",  # out[0] instead of out[core]: a race, and lost partials
+             "sources/pulp_norms_fp32.c",
+             "    a->out[pi_core_id()] = sum;",
+             "    a->out[0] = sum;",
+             "sum_of_squares-fp32-fw-n17-",
+             "sum_of_squares-fp32-fw-n17-direct-c3"),
+    Mutation("weighted_scaling_weights_from_the_block_start",  # w[i - first]: each core restarts the weights
+             "sources/pulp_norms_fp32.c",
+             "        a->out[i] = a->w[i] * (a->scaling_factor * a->in[i]);",
+             "        a->out[i] = a->w[i - first] * (a->scaling_factor * a->in[i]);",
+             "weighted_scaling-fp32-fw-n9-",
+             "weighted_scaling-fp32-fw-n9-direct-c8"),
     Mutation("softmax_without_the_max_subtraction",  # exp(x) overflows for the large rows
              "sources/pulp_softmax_impl.h",
              "            e[j] = SM_FROM_F(SM_EXP(SM_TO_F(x[j]) - m));",

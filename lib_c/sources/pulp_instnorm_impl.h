@@ -12,7 +12,7 @@
 
 #define INSTNORM_EPSILON 1e-10f
 
-/* This core's channels [*first, *last) of C, blocks of ceil(C / NUM_CORES). */
+/* Each core takes its block of channels (pulp_core_block: ceil(C / NUM_CORES)). */
 void IN_NAME(fw)(void *InstNorm_args)
 {
     const IN_ARGS *a = InstNorm_args;

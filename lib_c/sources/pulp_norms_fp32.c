@@ -9,7 +9,6 @@
 
 #define RMSNORM_EPSILON 1e-5f
 
-/* This core's block [*first, *last) of n, blocks of ceil(n / NUM_CORES). */
 /* Mean and sigma = sqrt(E[x^2] - mean^2 + eps) of `runs` runs of `len`
  * values, `stride` apart, in index order. */
 static float norms_sigma(const float *x, long runs, long len, long stride, float eps, float *mean)

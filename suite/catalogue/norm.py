@@ -11,8 +11,10 @@ with x; the FW's are not x's own, so that a frozen FW must read them and an
 unfrozen one must overwrite them (golden/norm.py, edge_inputs).
 
 BatchNorm (self-forked over channels), LayerNorm (rows over the cores the
-runner forks), RMSNorm (self-forked partial sums) and NoNorm (rows over the
-cores): FP32 FW, the only steps and dtype the API has; epsilon 1e-5.
+runner forks), RMSNorm (self-forked partial sums; its bodies
+sum_of_squares_fp32_cl and weighted_scaling_fp32_cl also on their own) and
+NoNorm (rows over the cores): FP32 FW, the only steps and dtype the API has;
+epsilon 1e-5.
 
 InstanceNorm runs in fp32, fp16 and bf16. Two limits of the formats:
 - IEEE fp16 cannot hold EPSILON = 1e-10 (it rounds to 0), so a zero-variance
@@ -147,4 +149,17 @@ NONORM = _fw_entry(
     lambda c: {"x": (c.shape["rows"] * c.shape["n"],), "coeff": (2 * c.shape["n"],)}, lambda c: dict(c.shape),
     lambda c, inputs: norm.nonorm(inputs, c.shape["rows"]))
 
-ENTRIES = [INSTNORM, BATCHNORM, LAYERNORM, RMSNORM, NONORM]
+# RMSNorm's per-core bodies, forked by the runner; sizes below, at and above
+# the core counts. The partials of sum_of_squares are checked by their sum
+# (ops_norm.c): the API fixes which core writes which slot, not the split.
+RMS_BODY_SHAPES = tuple(dict(n=n) for n in (1, 2, 7, 8, 9, 17, 1000))
+
+SUM_OF_SQUARES = _fw_entry(
+    "sum_of_squares", RMS_BODY_SHAPES, lambda c: {"x": (c.shape["n"],)}, lambda c: dict(c.shape),
+    lambda c, inputs: norm.sum_of_squares(inputs))
+
+WEIGHTED_SCALING = _fw_entry(
+    "weighted_scaling", RMS_BODY_SHAPES, lambda c: {"x": (c.shape["n"],), "coeff": (c.shape["n"] + 1,)},
+    lambda c: dict(c.shape), lambda c, inputs: norm.weighted_scaling(inputs))
+
+ENTRIES = [INSTNORM, BATCHNORM, LAYERNORM, RMSNORM, NONORM, SUM_OF_SQUARES, WEIGHTED_SCALING]

@@ -82,6 +82,12 @@ static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t
  * eps_micro; x [rows x n], coeff [2n] (weight then bias); y. RMSNorm: n;
  * x, coeff [n] (weight); y. NoNorm: rows (input->H) n (input->W); x, coeff
  * [2n] (coeff then bias); y. eps = eps_micro / 1000000 in binary32.
+ * RMSNorm's bodies, forked by the runner on the variant's cores:
+ * sum_of_squares: n; x in; sum [1] out: the partials the cores wrote to
+ * buffer[core] (NaN until written), added in core order as
+ * rmsnorm_parallelized_fp32 adds them (the API fixes no split of the
+ * elements, only that the partials add up). weighted_scaling: n; x, coeff
+ * [n + 1] (w, then scaling_factor) in; y out.
  */
 struct norm_io {
     struct op_frame f;
@@ -179,6 +185,46 @@ static int run_rmsnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     return norm_io_measured(&io, vi, 0, rmsnorm_call, &args);
 }
 
+static int run_sum_of_squares(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int n = ptl_param(c, "n", vi);
+    if (n < 1) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "sum_of_squares needs n >= 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    float *x = op_frame_input(&f, "x", (uint32_t)n);
+    float *sum = op_frame_output(&f, "sum", 1);
+    float *partials = op_frame_scratch(&f, (uint32_t)v.cores);
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    struct sum_of_squares_args args = {.out = partials, .in = x, .size = (unsigned int)n};
+    ptl_measure_begin(vi);
+    pi_cl_team_fork(v.cores, sum_of_squares_fp32_cl, &args);
+    ptl_measure_end(vi);
+    *sum = 0.0f;
+    for (int k = 0; k < v.cores; k++)
+        *sum += partials[k];
+    return op_frame_finish(&f, 1);
+}
+
+static int run_weighted_scaling(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int n = ptl_param(c, "n", vi);
+    if (n < 1) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "weighted_scaling needs n >= 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct norm_io io;
+    int status = norm_io_open(&io, c, vi, (uint32_t)n, (uint32_t)n + 1);
+    if (status)
+        return status;
+    struct weighted_scaling_args args = {.out = io.y, .in = io.x, .w = io.coeff, .scaling_factor = io.coeff[n],
+                                         .size = (unsigned int)n};
+    return norm_io_measured(&io, vi, v.cores, weighted_scaling_fp32_cl, &args);
+}
+
 static int run_nonorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     const int rows = ptl_param(c, "rows", vi), n = ptl_param(c, "n", vi);
@@ -203,6 +249,8 @@ const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("layernorm"), "rows n eps_micro", "x coeff", "y", "none", run_layernorm},
     {PTL_OP_NAME("rmsnorm"), "n", "x coeff", "y", "none", run_rmsnorm},
     {PTL_OP_NAME("nonorm"), "rows n", "x coeff", "y", "none", run_nonorm},
+    {PTL_OP_NAME("sum_of_squares"), "n", "x", "sum", "none", run_sum_of_squares},
+    {PTL_OP_NAME("weighted_scaling"), "n", "x coeff", "y", "none", run_weighted_scaling},
     {PTL_OP_NAME("instnorm"), "C H W step frozen", "x coeff dy mean var stdev",
      "y mean_out var_out stdev_out dcoeff dx", "none", run_instnorm},
     {0},
