@@ -170,10 +170,12 @@ def instnorm(inputs: dict[str, np.ndarray], step: str, frozen: int, C: int,
 
 
 def edge_inputs(inputs: dict[str, np.ndarray], C: int, constant: int, step: str,
-                fmt: NumberFormat) -> dict[str, np.ndarray]:
-    """Channels at different scales (x times 1, 2, 4), the first `constant`
-    channels (all of them when D = 1) constant at a dyadic value (zero
-    variance, computed exactly), and the running statistics.
+                fmt: NumberFormat, offset: int = 0) -> dict[str, np.ndarray]:
+    """Channels at different scales (x times 1, 2, 4) around `offset` (a mean
+    far from 0 makes sum x^2 / D - mu^2 cancel: the bound must carry the
+    terms' magnitude, not the result's), the first `constant` channels (all
+    of them when D = 1) constant at a dyadic value (zero variance, computed
+    exactly), and the running statistics.
 
     The backward steps read statistics consistent with x, as a training step
     leaves them (mean, var = variance + EPSILON, stdev = sqrt(var), each
@@ -182,7 +184,7 @@ def edge_inputs(inputs: dict[str, np.ndarray], C: int, constant: int, step: str,
     and leave them untouched, an unfrozen one must overwrite them; with x's
     own statistics in the arrays, a FW that ignores the flag, or never
     stores what it computed, would pass."""
-    x = _channels(inputs["x"], C) * (2.0 ** (np.arange(C) % 3))[:, None]
+    x = fmt.round(_channels(inputs["x"], C) * (2.0 ** (np.arange(C) % 3))[:, None] + offset)
     if x.shape[1] == 1:
         constant = C               # a single element is a constant channel: make it an exact one
     for c in range(constant):
