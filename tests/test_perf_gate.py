@@ -1,6 +1,8 @@
-"""The performance gate: exact counts against a baseline, on qemu; a kernel
-made slower fails exactly its variants as `perf`, a re-run reports no
-change, and the baseline update says what changed."""
+"""The performance gate: exact counts against a baseline, on qemu. lib_c as
+landed matches the committed baseline with no change; a kernel made slower
+fails exactly its variants as `perf`, a variant without a baseline is
+reported as new and a faster one as improved; the baseline update says what
+changed."""
 from __future__ import annotations
 
 import csv
@@ -89,26 +91,23 @@ def _run(library: Path, tmp_path: Path, reports: str, *extra: str) -> tuple[dict
 
 
 @pytest.mark.skipif(make_target("qemu").unavailable_reason() is not None, reason="needs the qemu target")
-def test_the_gate_passes_a_rerun_and_fails_exactly_the_slowed_kernel(tmp_path):
-    rows, _ = _run(LIBRARY, tmp_path, "base")
+def test_the_gate_passes_lib_c_as_landed_and_fails_exactly_the_slowed_kernel(tmp_path):
+    # lib_c against the committed baseline: exact counts, 0 changes.
+    rows, summary = _run(LIBRARY, tmp_path, "landed", "--perf-gate")
     assert rows and {r["outcome"] for r in rows.values()} == {"passed"}
-    perf_gate.update(tmp_path / "base" / "results.csv", "qemu", tmp_path / "qemu.txt")
-    gate = ("--perf-gate", "--perf-baseline", str(tmp_path / "qemu.txt"))
-
-    rows, summary = _run(LIBRARY, tmp_path, "again", *gate)
-    assert {r["outcome"] for r in rows.values()} == {"passed"}
-    assert summary["perf"]["counts"] == {"same": len(rows), "improved": 0, "regressed": 0, "new": 0}  # exact: 0 changes
+    assert summary["perf"]["baseline"] == str(perf_gate.baseline_path("qemu"))
+    assert summary["perf"]["counts"] == {"same": len(rows), "improved": 0, "regressed": 0, "new": 0}
 
     # One variant without a baseline (new: reported, not failed), one whose
     # baseline was higher (improved), and a mutant whose mm_unroll_2x2 is slower.
-    baseline = perf_gate.read_baseline(tmp_path / "qemu.txt")
+    baseline = {i: c for i, c in perf_gate.read_baseline(perf_gate.baseline_path("qemu")).items() if i in rows}
     others = sorted(i for i in baseline if "-mm_unroll_2x2-" not in i)
     del baseline[others[0]]
     was = baseline[others[1]]
     baseline[others[1]] = Counts(was.unit, was.latency + 1, was.work + 1)
     (tmp_path / "qemu.txt").write_text(perf_gate.format_baseline(baseline, "qemu"))
     slower = mutant_library(tmp_path / "lib", SLOWER_2X2)
-    rows, summary = _run(slower, tmp_path, "slower", *gate)
+    rows, summary = _run(slower, tmp_path, "slower", "--perf-gate", "--perf-baseline", str(tmp_path / "qemu.txt"))
     failed = {i for i, r in rows.items() if r["outcome"] == "failed"}
     assert failed and failed == {i for i in rows if "-mm_unroll_2x2-" in i}
     assert {rows[i]["failure_class"] for i in failed} == {"perf"}
