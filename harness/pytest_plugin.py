@@ -15,7 +15,7 @@ import dataclasses
 import os
 import shutil
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -55,9 +55,9 @@ def pytest_addoption(parser):
     group.addoption("--shard", default=os.environ.get("PTL_SHARD"), metavar="I/N",
                     help="run the I-th of N shares of the selection, balanced by recorded case costs "
                          "(harness/sharding.py); `python -m harness merge` joins the shards' reports")
-    group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="RESULTS.csv",
-                    help="what balances the shards: a previous run's results.csv (measured seconds) or a "
-                         "performance baseline (work counts); default the committed baseline")
+    group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="FILE",
+                    help="the case seconds that balance the shards: a record like the committed default "
+                         "reports/baseline/<target>.seconds, or a previous run's results.csv")
     group.addoption("--perf-gate", action="store_true", default=bool(os.environ.get("PTL_PERF_GATE")),
                     help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py)")
     group.addoption("--perf-threshold", type=float, default=0.0,
