@@ -41,8 +41,13 @@ def test_the_three_workflows_exist():
     assert [p.name for p in WORKFLOWS] == ["gvsoc.yml", "nightly-board-farm.yml", "regression.yml"]
 
 
+def _actionlint() -> list[str]:
+    """actionlint, checking run: scripts with shellcheck."""
+    return [_tool("actionlint"), "-no-color", f"-shellcheck={_tool('shellcheck')}"]
+
+
 def test_actionlint_passes():
-    run = subprocess.run([_tool("actionlint"), "-no-color"], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(_actionlint(), cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -53,18 +58,21 @@ def test_zizmor_passes_offline():
 
 
 def test_actionlint_and_zizmor_catch_a_broken_workflow(tmp_path):
-    """The checks can fail: an unpinned action, an unknown expression and a
-    template injection in a copy of regression.yml."""
+    """The checks can fail: an unpinned action, an unknown expression, an
+    unquoted shell variable and a template injection in a copy of
+    regression.yml."""
     broken = (GITHUB / "workflows" / "regression.yml").read_text()
     broken = re.sub(r"actions/checkout@[0-9a-f]{40}", "actions/checkout@main", broken, count=1)
     broken = broken.replace("${{ matrix.shard }}", "${{ matrix.shards }}", 1)
     broken = broken.replace('run: ./ptl test', 'run: ./ptl test -k "${{ github.event.pull_request.title }}"')
+    broken = broken.replace('--reports-dir "reports/shard-$SHARD"', '--reports-dir reports/shard-$SHARD')
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     shutil.copytree(GITHUB / "actions", tmp_path / ".github" / "actions")
     (tmp_path / ".github" / "workflows" / "regression.yml").write_text(broken)
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)   # actionlint looks for a repository
-    lint = subprocess.run([_tool("actionlint"), "-no-color"], cwd=tmp_path, capture_output=True, text=True)
+    lint = subprocess.run(_actionlint(), cwd=tmp_path, capture_output=True, text=True)
     assert lint.returncode == 1 and "matrix.shards" in lint.stdout
+    assert "SC2086" in lint.stdout                                 # shellcheck: an unquoted variable
     audit = subprocess.run([_tool("zizmor"), "--offline", "--no-progress", "--format", "plain", str(tmp_path / ".github")],
                            capture_output=True, text=True)
     assert audit.returncode != 0
