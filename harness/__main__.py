@@ -1,7 +1,9 @@
-"""Command line: python -m harness {regress,autotune,toolchain} ...
+"""Command line: python -m harness {regress,autotune,merge,baseline,toolchain} ...
 
   regress    run the regression suite (pytest on suite/) and write reports/
   autotune   tune the tiles, kernels and cores of a network's layers (harness/autotune/cli.py)
+  merge      join the reports of the shards of one run (harness/merge.py)
+  baseline   rewrite the performance gate's baseline (harness/perf_gate.py)
   toolchain  check the embedded toolchain, and install what is missing
 """
 from __future__ import annotations

@@ -1,12 +1,20 @@
-"""python -m harness merge SHARD_DIR... --out DIR: one report from the
-reports of the shards of one run (`--shard I/N`).
+"""python -m harness merge SHARD_DIR... [--out DIR] [--markdown FILE]: one
+report from the reports of the shards of one run (`--shard I/N`).
 
-It refuses, with one line naming the shard and what is wrong: a directory
-without the three reports, a report of an unsharded run, shards of
-different targets, libraries or selections, a shard that is missing or
-given twice, and test ids that occur twice or not at all. The merged
-results.csv and junit.xml hold every shard's rows in test-id order; the
-summary adds the outcomes up and lists the shards.
+Each shard's directory holds its junit.xml, results.csv, summary.json and
+shard.json: the shard's spec, the identity (count and digest) of the whole
+selection that every shard collected, the identity of the costs that split
+it, and the test ids of its own share. The merge refuses, with one line
+naming the shard and what is wrong, and writes nothing:
+  - a directory without those files, or of an unsharded run;
+  - shards of different targets, library digests, selections or costs;
+  - a shard missing or given twice;
+  - shares that overlap or do not add up to the selection;
+  - a test id reported twice, outside its shard's share, or not at all.
+The merged results.csv and junit.xml hold every shard's rows in test-id
+order; summary.json adds the outcomes, the performance gate's verdicts,
+the expectations and the quarantined boards up, and lists the shards.
+--markdown appends the same as a table (for $GITHUB_STEP_SUMMARY).
 """
 from __future__ import annotations
 
@@ -14,83 +22,171 @@ import argparse
 import csv
 import io
 import json
+import statistics
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from golden.bundle import write_atomically
+from harness import perf_gate, sharding
 from harness.reports import CSV_COLUMNS, write_summary
+
+EXAMPLES = 3   # ids named in one error line
 
 
 class MergeError(ValueError):
     """Shards that cannot be one report: one line for the user."""
 
 
-def _load(directory: Path) -> tuple[dict, list[dict], ET.Element]:
+@dataclass
+class Shard:
+    directory: Path
+    summary: dict
+    spec: dict          # shard.json
+    rows: list[dict]
+    cases: list[ET.Element]
+
+    @property
+    def index(self) -> int:
+        return self.spec["index"]
+
+
+def _examples(ids) -> str:
+    ids = sorted(ids)
+    return ", ".join(ids[:EXAMPLES]) + (f" and {len(ids) - EXAMPLES} more" if len(ids) > EXAMPLES else "")
+
+
+def load_shard(directory: Path) -> Shard:
     try:
         summary = json.loads((directory / "summary.json").read_text())
+        spec_path = directory / sharding.SHARD_FILE
+        if not spec_path.exists():
+            raise MergeError(f"{directory}: the run was not sharded (no {sharding.SHARD_FILE}; run with --shard I/N)")
+        spec = json.loads(spec_path.read_text())
         with open(directory / "results.csv", newline="") as handle:
             rows = list(csv.DictReader(handle))
-        suite = ET.parse(directory / "junit.xml").getroot()
+        cases = list(ET.parse(directory / "junit.xml").getroot().iter("testcase"))
     except (OSError, ValueError, ET.ParseError) as exc:
-        raise MergeError(f"{directory}: not a shard's reports (summary.json, results.csv, junit.xml): {exc}") from None
-    if not summary.get("shard"):
-        raise MergeError(f"{directory}: the run was not sharded (no --shard I/N in its summary)")
-    return summary, rows, suite
+        raise MergeError(f"{directory}: not a shard's reports (summary.json, {sharding.SHARD_FILE}, results.csv, "
+                         f"junit.xml): {exc}") from None
+    return Shard(directory, summary, spec, rows, cases)
 
 
-def merge(directories: list[Path], out: Path) -> dict:
-    """Checks and joins the shards; returns the merged summary."""
-    shards = [(d, *_load(d)) for d in directories]
-    first = shards[0][1]
-    for directory, summary, _, _ in shards[1:]:
+def check(shards: list[Shard]) -> None:
+    """Raises MergeError unless the shards are exactly one run's."""
+    first = shards[0]
+    for shard in shards[1:]:
         for key, what in (("target", "target"), ("library", "library digest")):
-            if summary.get(key) != first.get(key):
-                raise MergeError(f"{directory}: {what} {summary.get(key)} differs from {directories[0]}'s "
-                                 f"{first.get(key)}")
-        for key in ("count", "ids_digest", "ids_total"):
-            if summary["shard"][key] != first["shard"][key]:
-                raise MergeError(f"{directory}: a shard of another selection ({key} {summary['shard'][key]} vs "
-                                 f"{first['shard'][key]})")
-    indexes = Counter(summary["shard"]["index"] for _, summary, _, _ in shards)
-    count = first["shard"]["count"]
+            if shard.summary.get(key) != first.summary.get(key):
+                raise MergeError(f"{shard.directory}: {what} {shard.summary.get(key)} differs from "
+                                 f"{first.directory}'s {first.summary.get(key)}")
+        for key, what in (("count", "shard count"), ("ids_total", "selection size"),
+                          ("ids_digest", "selection"), ("costs_digest", "split costs")):
+            if shard.spec.get(key) != first.spec.get(key):
+                raise MergeError(f"{shard.directory}: a shard of another {what} than {first.directory} "
+                                 f"({shard.spec.get(key)} vs {first.spec.get(key)}); every shard needs the same "
+                                 f"checkout, selection and --shard-costs")
+    count = first.spec["count"]
+    indexes = Counter(shard.index for shard in shards)
     twice = sorted(i for i, n in indexes.items() if n > 1)
     missing = sorted(set(range(1, count + 1)) - set(indexes))
     if twice or missing:
         raise MergeError(f"shards of {count}: " + "; ".join(
             part for part in (f"given twice: {twice}" if twice else "", f"missing: {missing}" if missing else "")
             if part))
-    rows = [row for _, _, shard_rows, _ in shards for row in shard_rows]
-    ids = Counter(row["test_id"] for row in rows)
-    repeated = sorted(i for i, n in ids.items() if n > 1)
-    if repeated:
-        raise MergeError(f"{len(repeated)} test ids occur in more than one shard, e.g. {repeated[0]}")
-    if len(ids) != first["shard"]["ids_total"]:
-        raise MergeError(f"the shards report {len(ids)} test ids; the selection had {first['shard']['ids_total']}")
-    rows.sort(key=lambda row: row["test_id"])
+    shares = Counter(test_id for shard in shards for test_id in shard.spec["ids"])
+    overlap = [i for i, n in shares.items() if n > 1]
+    if overlap:
+        raise MergeError(f"{len(overlap)} test ids are in more than one shard's share ({_examples(overlap)}): "
+                         f"the shards did not split the same selection the same way")
+    if len(shares) != first.spec["ids_total"] or sharding.ids_digest(shares) != first.spec["ids_digest"]:
+        raise MergeError(f"the shards' shares hold {len(shares)} test ids, not the {first.spec['ids_total']} "
+                         f"of the selection they were split from")
+    for shard in shards:
+        reported = Counter(row["test_id"] for row in shard.rows)
+        repeated = [i for i, n in reported.items() if n > 1]
+        if repeated:
+            raise MergeError(f"{shard.directory}: {len(repeated)} test ids reported twice ({_examples(repeated)})")
+        share = set(shard.spec["ids"])
+        outside = reported.keys() - share
+        if outside:
+            raise MergeError(f"{shard.directory}: {len(outside)} test ids outside shard {shard.index}'s share "
+                             f"({_examples(outside)})")
+        absent = share - reported.keys()
+        if absent:
+            raise MergeError(f"{shard.directory}: shard {shard.index} reported no result for {len(absent)} of its "
+                             f"{len(share)} test ids ({_examples(absent)}); did it stop early?")
+
+
+def merged_summary(shards: list[Shard], rows: list[dict]) -> dict:
+    first = shards[0].summary
+    outcomes = Counter(row["outcome"] for row in rows)
+    classes = Counter(row["failure_class"] for row in rows if row["outcome"] in ("failed", "error"))
+    summary = {"target": first.get("target"), "library": first.get("library"), "outcomes": dict(outcomes),
+               "failure_classes": dict(classes),
+               "quarantined": sorted({board for s in shards for board in s.summary.get("quarantined") or []}),
+               "shard": None,
+               "shards": [{"index": s.index, "directory": str(s.directory), "seconds": s.summary.get("seconds"),
+                           "estimated_seconds": s.spec.get("estimated_seconds"), "variants": len(s.rows)}
+                          for s in shards]}
+    gated = [s.summary["perf"] for s in shards if s.summary.get("perf")]
+    if gated:
+        summary["perf"] = perf_gate.summarise({row["test_id"]: row.get("perf") for row in rows},
+                                              gated[0]["baseline"], gated[0]["threshold"])
+    expectations = [s.summary.get("expectations") or {} for s in shards]
+    summary["expectations"] = {key: sum(e.get(key, 0) for e in expectations)
+                               for key in ("new_failures", "known_bug", "unsupported", "fixed")}
+    seconds = [s.summary.get("seconds") for s in shards if s.summary.get("seconds")]
+    if len(seconds) == len(shards):
+        summary["balance"] = round(max(seconds) / statistics.mean(seconds), 3)
+    return summary
+
+
+def merge(directories: list[Path], out: Path) -> dict:
+    """Checks and joins the shards; returns the merged summary."""
+    shards = sorted((load_shard(d) for d in directories), key=lambda s: s.index)
+    check(shards)
+    rows = sorted((row for shard in shards for row in shard.rows), key=lambda row: row["test_id"])
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, CSV_COLUMNS, extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
-    cases = sorted((case for _, _, _, suite in shards for case in suite.iter("testcase")),
-                   key=lambda case: case.get("name", ""))
+    cases = sorted((case for shard in shards for case in shard.cases), key=lambda case: case.get("name", ""))
     suite = ET.Element("testsuite", name="ptl", tests=str(len(cases)),
                        failures=str(sum(case.find("failure") is not None for case in cases)),
                        errors=str(sum(case.find("error") is not None for case in cases)),
-                       skipped=str(sum(case.find("skipped") is not None for case in cases)))
+                       skipped=str(sum(case.find("skipped") is not None for case in cases)),
+                       time=f"{sum(float(case.get('time') or 0) for case in cases):.3f}")
     suite.extend(cases)
-    outcomes: Counter = Counter()
-    for _, summary, _, _ in shards:
-        outcomes.update(summary.get("outcomes", {}))
-    merged = {"target": first.get("target"), "library": first.get("library"), "outcomes": dict(outcomes),
-              "shards": [{"index": s["shard"]["index"], "directory": str(d), "seconds": s.get("seconds")}
-                         for d, s, _, _ in sorted(shards, key=lambda x: x[1]["shard"]["index"])],
-              "shard": None}
+    ET.indent(suite)
+    summary = merged_summary(shards, rows)
     write_atomically(out / "results.csv", buffer.getvalue().encode())
     write_atomically(out / "junit.xml", ET.tostring(suite, encoding="utf-8", xml_declaration=True))
-    write_summary(merged, out / "summary.json")
-    return merged
+    write_summary(summary, out / "summary.json")
+    return summary
+
+
+def summary_lines(summary: dict) -> list[str]:
+    """What a reader wants first: outcomes, failure classes, the gate, the
+    quarantined boards, the shards' times."""
+    outcomes = ", ".join(f"{n} {k}" for k, n in sorted(summary["outcomes"].items()))
+    lines = [f"{summary['target']} regression of library {str(summary['library'])[:12]}, "
+             f"{len(summary['shards'])} shards: {outcomes or 'no variants'}"]
+    if summary["failure_classes"]:
+        lines.append("failures by class: " + ", ".join(f"{n} {k}" for k, n in sorted(summary["failure_classes"].items())))
+    lines += perf_gate.summary_lines(summary.get("perf"))
+    if summary["quarantined"]:
+        lines.append(f"quarantined boards: {', '.join(summary['quarantined'])}")
+    lines.append("shard seconds: " + ", ".join(f"{s['index']}: {s['seconds']}" for s in summary["shards"])
+                 + (f"; slowest over mean {summary['balance']}" if "balance" in summary else ""))
+    return lines
+
+
+def markdown(summary: dict) -> str:
+    lines = summary_lines(summary)
+    return f"### {lines[0]}\n\n" + "".join(f"- {line}\n" for line in lines[1:]) + "\n"
 
 
 def main(argv: list[str]) -> int:
@@ -98,12 +194,26 @@ def main(argv: list[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("shards", nargs="+", type=Path, help="the reports directory of each shard")
     parser.add_argument("--out", type=Path, default=Path("reports"), help="where the merged reports go")
+    parser.add_argument("--markdown", type=Path, default=None,
+                        help="append the summary as Markdown to this file (e.g. $GITHUB_STEP_SUMMARY)")
     args = parser.parse_args(argv)
     try:
-        merged = merge(args.shards, args.out)
+        summary = merge(args.shards, args.out)
     except (MergeError, OSError) as exc:
         print(f"merge: {exc}", file=sys.stderr)
+        if args.markdown:
+            _append(args.markdown, f"### merge refused\n\n{exc}\n")
         return 2
-    outcomes = ", ".join(f"{n} {k}" for k, n in sorted(merged["outcomes"].items()))
-    print(f"merge: {len(args.shards)} shards -> {args.out} ({outcomes})")
+    print("\n".join(f"merge: {line}" for line in summary_lines(summary)))
+    print(f"merge: {len(args.shards)} shards -> {args.out}")
+    if args.markdown:
+        _append(args.markdown, markdown(summary))
     return 0
+
+
+def _append(path: Path, text: str) -> None:
+    try:
+        with open(path, "a") as handle:
+            handle.write(text)
+    except OSError as exc:
+        print(f"merge: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)

@@ -2,26 +2,39 @@
 baseline fails as `perf`.
 
 QEMU's instruction counts are exact and deterministic, so the baseline of a
-target (reports/baseline/<target>.csv: test id, unit, latency, work per
-variant) can gate to the instruction: the default threshold is 0. A variant
-with no baseline is reported as new, not failed; one whose counts shrink is
-reported as improved. `python -m harness baseline update` rewrites a
-baseline from a run's results.csv and prints what changed.
+target (reports/baseline/<target>.txt) can gate to the instruction: the
+default threshold is 0. A variant with no baseline is reported as new, not
+failed; one whose counts shrink is reported as improved.
+
+    python -m harness baseline update [--from results.csv]   rewrite it from a run
+    python -m harness baseline update --run                  run the regression, then rewrite it
+
+The baseline is one line per case (the variants that share one runner
+invocation), sorted, so a changed kernel changes few lines:
+
+    # ptl performance baseline: target qemu, unit instructions
+    <case id> <kernel>-c<cores>=<latency>[/<work>] ...
+
+with /<work> left out where it equals the latency (one core).
 """
 from __future__ import annotations
 
 import argparse
 import csv
-import io
+import shutil
+import subprocess
 import sys
+import tempfile
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from golden.bundle import write_atomically
+from harness import sharding
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_DIR = ROOT / "reports" / "baseline"
-COLUMNS = ("test_id", "unit", "latency", "work")
+HEADER = "# ptl performance baseline: target {target}, unit {unit}"
 
 
 class BaselineError(ValueError):
@@ -36,23 +49,58 @@ class Counts:
 
 
 def baseline_path(target: str) -> Path:
-    return BASELINE_DIR / f"{target}.csv"
+    return BASELINE_DIR / f"{target}.txt"
 
 
-def read_counts(path: Path, passed_only: bool = False) -> dict[str, Counts]:
-    """Counts by test id from a baseline or a results.csv (rows without
-    counts are left out; from a results.csv, with passed_only, failed rows too)."""
+def split_id(test_id: str) -> tuple[str, str]:
+    """A variant id -> (case id, '<kernel>-c<cores>')."""
+    case, kernel, cores = test_id.rsplit("-", 2)
+    return case, f"{kernel}-{cores}"
+
+
+def read_baseline(path: Path) -> dict[str, Counts]:
+    """Counts by variant id from a baseline file."""
     out = {}
+    unit = None
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as exc:
+        raise BaselineError(f"{path}: {exc.strerror or exc}") from None
+    for number, line in enumerate(lines, 1):
+        if line.startswith("# ptl performance baseline:"):
+            unit = line.rsplit("unit ", 1)[-1].strip()
+            continue
+        if not line.strip() or line.startswith("#"):
+            continue
+        if unit is None:
+            raise BaselineError(f"{path}:{number}: counts before the header line ({HEADER.format(target='T', unit='U')})")
+        case, *variants = line.split()
+        try:
+            for variant in variants:
+                name, counts = variant.rsplit("=", 1)
+                latency, _, work = counts.partition("/")
+                out[f"{case}-{name}"] = Counts(unit, int(latency), int(work or latency))
+        except ValueError:
+            raise BaselineError(f"{path}:{number}: {variant!r} is not <kernel>-c<cores>=<latency>[/<work>]") from None
+    return out
+
+
+def read_results(path: Path) -> tuple[dict[str, Counts], set[str], int]:
+    """From a run's results.csv: the counts of its passed variants, the
+    targets it ran on, and how many variants did not pass."""
+    counts, targets, not_passed = {}, set(), 0
     try:
         with open(path, newline="") as handle:
             for row in csv.DictReader(handle):
-                if passed_only and row.get("outcome", "passed") != "passed":
+                targets.add(row.get("target") or "?")
+                if row["outcome"] != "passed":
+                    not_passed += row["outcome"] != "skipped"
                     continue
                 if row.get("latency") and row.get("work"):
-                    out[row["test_id"]] = Counts(row["unit"], int(row["latency"]), int(row["work"]))
+                    counts[row["test_id"]] = Counts(row["unit"], int(row["latency"]), int(row["work"]))
     except (OSError, KeyError, ValueError) as exc:
-        raise BaselineError(f"{path}: not a readable baseline or results.csv ({exc})") from None
-    return out
+        raise BaselineError(f"{path}: not a readable results.csv ({exc})") from None
+    return counts, targets, not_passed
 
 
 def judge(measured: Counts, base: Counts | None, threshold: float) -> tuple[str, str]:
@@ -72,41 +120,95 @@ def judge(measured: Counts, base: Counts | None, threshold: float) -> tuple[str,
     return "same", ""
 
 
-def write_baseline(counts: dict[str, Counts], path: Path) -> None:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
+VERDICTS = ("regressed", "improved", "new", "same")
+LISTED = 50   # ids per verdict kept in summary.json (results.csv has them all, column perf)
+
+
+def summarise(verdicts: dict[str, str | None], baseline: str, threshold: float) -> dict:
+    """The gate's part of summary.json, from each variant's verdict (None:
+    not judged, e.g. failed before the gate)."""
+    by_kind: dict[str, list[str]] = {kind: [] for kind in VERDICTS}
+    for test_id, verdict in sorted(verdicts.items()):
+        if verdict:
+            by_kind[verdict].append(test_id)
+    out: dict = {"baseline": baseline, "threshold": threshold,
+                 "counts": {kind: len(ids) for kind, ids in by_kind.items()}}
+    out.update({kind: by_kind[kind][:LISTED] for kind in ("regressed", "improved", "new")})
+    return out
+
+
+def summary_lines(perf: dict | None, listed: int = 10) -> list[str]:
+    """The gate's verdict for a terminal or a job summary."""
+    if not perf:
+        return []
+    counts = perf["counts"]
+    lines = [f"perf gate (baseline {perf['baseline']}, threshold {perf['threshold']:g}): "
+             + ", ".join(f"{counts.get(kind, 0)} {kind}" for kind in VERDICTS)]
+    for kind in ("regressed", "improved"):
+        lines += [f"perf {kind}: {test_id}" for test_id in perf.get(kind, [])[:listed]]
+        if counts.get(kind, 0) > listed:
+            lines.append(f"perf {kind}: ... {counts[kind] - listed} more (results.csv, column perf)")
+    if counts.get("new"):
+        lines.append(f"perf new (no baseline, not gated): {counts['new']} variants, e.g. {perf['new'][0]}; "
+                     f"`python -m harness baseline update` records them")
+    return lines
+
+
+def format_baseline(counts: dict[str, Counts], target: str) -> str:
+    units = {c.unit for c in counts.values()}
+    if len(units) != 1:
+        raise BaselineError(f"one baseline holds one unit; the run has {', '.join(sorted(units))}")
+    by_case: dict[str, list[str]] = defaultdict(list)
     for test_id in sorted(counts):
+        case, name = split_id(test_id)
         c = counts[test_id]
-        writer.writerow((test_id, c.unit, c.latency, c.work))
-    write_atomically(path, buffer.getvalue().encode())
+        by_case[case].append(f"{name}={c.latency}" if c.latency == c.work else f"{name}={c.latency}/{c.work}")
+    lines = [HEADER.format(target=target, unit=units.pop()),
+             "# <case id> <kernel>-c<cores>=<latency>[/<work>]: python -m harness baseline update"]
+    lines += [f"{case} {' '.join(variants)}" for case, variants in sorted(by_case.items())]
+    return "\n".join(lines) + "\n"
 
 
 def update(results: Path, target: str, out: Path | None = None) -> list[str]:
     """Rewrites the target's baseline from a run's results.csv; returns the
     lines that say what changed."""
     path = out or baseline_path(target)
-    try:
-        with open(results, newline="") as handle:
-            targets = {row.get("target") for row in csv.DictReader(handle)}
-    except OSError as exc:
-        raise BaselineError(f"{results}: {exc.strerror or exc}") from None
+    new, targets, not_passed = read_results(results)
+    if path.suffix != ".txt":
+        raise BaselineError(f"--out {path}: a baseline is a .txt file (its case seconds go beside it, .seconds)")
     if targets - {target}:
-        raise BaselineError(f"{results} holds runs on {', '.join(sorted(t or '?' for t in targets))}, "
-                            f"not only {target}")
-    new = read_counts(results, passed_only=True)
+        raise BaselineError(f"{results} holds runs on {', '.join(sorted(targets))}, not only {target}")
     if not new:
         raise BaselineError(f"{results} has no passed variant with counts")
-    old = read_counts(path) if path.exists() else {}
+    old = read_baseline(path) if path.exists() else {}
     changed = sorted(i for i in new.keys() & old.keys() if new[i] != old[i])
+    slower = [i for i in changed if judge(new[i], old[i], 0.0)[0] == "regressed"]
     lines = [f"baseline {path}: {len(new)} variants; {len(new.keys() - old.keys())} new, "
-             f"{len(old.keys() - new.keys())} gone, {len(changed)} changed"]
+             f"{len(old.keys() - new.keys())} gone, {len(changed)} changed "
+             f"({len(slower)} slower, {len(changed) - len(slower)} faster)"]
     lines += [f"  {i}: latency {old[i].latency} -> {new[i].latency}, work {old[i].work} -> {new[i].work}"
               for i in changed[:20]]
     if len(changed) > 20:
         lines.append(f"  ... and {len(changed) - 20} more")
-    write_baseline(new, path)
+    if not_passed:
+        lines.append(f"  note: {not_passed} variants of {results} did not pass and have no baseline")
+    write_atomically(path, format_baseline(new, target).encode())
+    seconds = sharding.measured_costs(results)
+    sharding.write_costs(seconds, target, path.with_suffix(".seconds"))
+    lines.append(f"case seconds {path.with_suffix('.seconds')}: {len(seconds)} cases, {sum(seconds.values()):.0f} s "
+                 f"in all (what --shard balances)")
     return lines
+
+
+def run_regression(target: str, workers: str, extra: list[str]) -> Path:
+    """The whole regression of lib_c on the target, in a scratch reports dir;
+    returns its results.csv."""
+    reports = Path(tempfile.mkdtemp(prefix="ptl-baseline-"))
+    subprocess.run([sys.executable, "-m", "harness", "regress", "--target", target, "-n", workers,
+                    "--reports-dir", str(reports), *extra], cwd=ROOT)
+    if not (reports / "results.csv").exists():
+        raise BaselineError(f"the regression on {target} wrote no results.csv (see its output above)")
+    return reports / "results.csv"
 
 
 def main(argv: list[str]) -> int:
@@ -115,13 +217,24 @@ def main(argv: list[str]) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     up = sub.add_parser("update", help="rewrite a target's baseline from a run's results.csv")
     up.add_argument("--from", dest="results", type=Path, default=ROOT / "reports" / "results.csv")
+    up.add_argument("--run", action="store_true",
+                    help="first run the whole regression on the target (extra args go to pytest)")
+    up.add_argument("-n", dest="workers", default="auto", help="pytest-xdist workers for --run")
     up.add_argument("--target", default="qemu")
-    up.add_argument("--out", type=Path, default=None, help="default reports/baseline/<target>.csv")
-    args = parser.parse_args(argv)
+    up.add_argument("--out", type=Path, default=None, help="default reports/baseline/<target>.txt")
+    args, extra = parser.parse_known_args(argv)
+    if extra and not args.run:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    results = args.results
     try:
-        lines = update(args.results, args.target, args.out)
-    except BaselineError as exc:
+        if args.run:
+            results = run_regression(args.target, args.workers, extra)
+        lines = update(results, args.target, args.out)
+    except (BaselineError, sharding.ShardError) as exc:
         print(f"baseline: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if args.run:
+            shutil.rmtree(results.parent, ignore_errors=True)
     print("\n".join(lines))
     return 0

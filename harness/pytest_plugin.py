@@ -15,7 +15,7 @@ import dataclasses
 import os
 import shutil
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -55,8 +55,9 @@ def pytest_addoption(parser):
     group.addoption("--shard", default=os.environ.get("PTL_SHARD"), metavar="I/N",
                     help="run the I-th of N shares of the selection, balanced by recorded case costs "
                          "(harness/sharding.py); `python -m harness merge` joins the shards' reports")
-    group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="RESULTS.csv",
-                    help="a previous run's results.csv whose durations balance the shards")
+    group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="FILE",
+                    help="the case seconds that balance the shards: a record like the committed default "
+                         "reports/baseline/<target>.seconds, or a previous run's results.csv")
     group.addoption("--perf-gate", action="store_true", default=bool(os.environ.get("PTL_PERF_GATE")),
                     help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py)")
     group.addoption("--perf-threshold", type=float, default=0.0,
@@ -98,6 +99,7 @@ class PtlPlugin:
         self._session: Session | None = None
         self.started = time.monotonic()
         self.shard_record: dict | None = None       # the whole selection's identity, when sharded
+        self.shard_ids: list[str] | None = None     # the test ids of this shard's share
         try:
             self.shard = sharding.parse_shard(config.getoption("shard")) if config.getoption("shard") else None
         except sharding.ShardError as exc:
@@ -140,12 +142,13 @@ class PtlPlugin:
                 item.add_marker(pytest.mark.xfail(reason=known.reason, strict=True))
 
     def _load_baseline(self) -> dict:
-        path = Path(self.config.getoption("perf_baseline") or perf_gate.baseline_path(self.target.name))
+        path = self.baseline_path = Path(self.config.getoption("perf_baseline")
+                                         or perf_gate.baseline_path(self.target.name))
         if not path.exists():
             raise pytest.UsageError(f"--perf-gate: no baseline at {path}; write one from a run with "
                                     f"`python -m harness baseline update --target {self.target.name}`")
         try:
-            return perf_gate.read_counts(path)
+            return perf_gate.read_baseline(path)
         except perf_gate.BaselineError as exc:
             raise pytest.UsageError(f"--perf-gate: {exc}") from None
 
@@ -166,25 +169,28 @@ class PtlPlugin:
 
     def _keep_shard(self, items) -> None:
         """Deselects what other shards run; records the whole selection's
-        identity for the merge."""
+        identity, the costs of the split and this shard's ids for the merge."""
         index, count = self.shard
-        by_case: dict[str, int] = defaultdict(int)
-        for item in items:
-            variant = _variant_of(item)
-            by_case[variant.case.id if variant else item.nodeid] += 1
+        ids = {item: (_variant_of(item).id if _variant_of(item) else item.nodeid) for item in items}
+        variants: dict[str, int] = defaultdict(int)
+        for test_id in ids.values():
+            variants[sharding.case_of(test_id)] += 1
+        option = self.config.getoption("shard_costs")
+        source = Path(option) if option else sharding.default_costs_file(self.target.name)
         try:
-            costs = sharding.recorded_costs(Path(self.config.getoption("shard_costs"))) \
-                if self.config.getoption("shard_costs") else {}
+            costs = sharding.case_costs(variants, sharding.load_costs(source))
         except sharding.ShardError as exc:
             raise pytest.UsageError(str(exc)) from None
-        shard_of = sharding.assign(by_case, count, costs)
-        ids = [(_variant_of(item).id if _variant_of(item) else item.nodeid) for item in items]
+        shard_of = sharding.assign(costs, count)
+        kept = [item for item in items if shard_of[sharding.case_of(ids[item])] == index]
         self.shard_record = {"index": index, "count": count, "ids_total": len(ids),
-                             "ids_digest": sharding.ids_digest(ids)}
-        kept, dropped = [], []
-        for item in items:
-            variant = _variant_of(item)
-            (kept if shard_of[variant.case.id if variant else item.nodeid] == index else dropped).append(item)
+                             "ids_digest": sharding.ids_digest(ids.values()),
+                             "costs": str(source) if source else "variant counts",
+                             "costs_digest": sharding.costs_digest(costs),
+                             "estimated_seconds": round(sum(c for case, c in costs.items()
+                                                            if shard_of[case] == index), 2)}
+        self.shard_ids = sorted(ids[item] for item in kept)
+        dropped = [item for item in items if shard_of[sharding.case_of(ids[item])] != index]
         if dropped:
             self.config.hook.pytest_deselected(items=dropped)
         items[:] = kept
@@ -291,8 +297,9 @@ class PtlPlugin:
             self.config.workeroutput["ptl_builds"] = self._session.build_summary() if self._session else []
             self.config.workeroutput["ptl_db_errors"] = sorted(self._db_errors())
             self.config.workeroutput["ptl_shard"] = self.shard_record
+            self.config.workeroutput["ptl_shard_ids"] = self.shard_ids
             return
-        if not self.rows:
+        if not self.rows and not self.shard_record:   # a shard with an empty share still reports
             return
         out = Path(self.config.getoption("reports_dir"))
         self.rows.sort(key=lambda r: r.test_id)
@@ -308,20 +315,19 @@ class PtlPlugin:
                            "perf": self._perf_summary(),
                            "library": self.library_digest(),
                            "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
+            if self.shard_record:   # what the merge checks the shard's rows against
+                write_summary({**self.shard_record, "ids": self.shard_ids}, out / sharding.SHARD_FILE)
         except OSError as exc:
             self.report_error = f"ptl: cannot write the reports in {out}: {exc.strerror or exc}"
             session.exitstatus = session.exitstatus or pytest.ExitCode.TESTS_FAILED
 
     def _perf_summary(self) -> dict | None:
         """Verdicts of the performance gate: counts, and the variants that
-        regressed or improved."""
-        verdicts = [(row.test_id, row.properties.get("perf")) for row in self.rows if row.properties.get("perf")]
-        if not verdicts:
+        regressed, improved or have no baseline yet."""
+        if self.baseline is None:
             return None
-        out: dict = {"counts": dict(Counter(v for _, v in verdicts))}
-        for kind in ("regressed", "improved", "new"):
-            out[kind] = sorted(i for i, v in verdicts if v == kind)[:50]
-        return out
+        return perf_gate.summarise({row.test_id: row.properties.get("perf") for row in self.rows},
+                                   str(self.baseline_path), self.config.getoption("perf_threshold"))
 
     def _expectation_summary(self) -> dict:
         """New failures, known bugs, unsupported paths and fixed variants, and
@@ -349,6 +355,7 @@ class PtlPlugin:
             self.worker_builds[line.split(":", 1)[0]] = line
         self.db_errors.update(output.get("ptl_db_errors", []))
         self.shard_record = self.shard_record or output.get("ptl_shard")
+        self.shard_ids = self.shard_ids or output.get("ptl_shard_ids")
 
     def _db_errors(self) -> set[str]:
         session_error = self._session.results_db_error if self._session else None
@@ -386,6 +393,8 @@ class PtlPlugin:
             for entry in e["unmatched_entries"]:
                 terminalreporter.write_line(f"ptl warning: --expect entry {entry} matched no test in this run "
                                             f"(stale, or outside the selection)", yellow=True)
+        for line in perf_gate.summary_lines(self._perf_summary()):
+            terminalreporter.write_line(f"ptl {line}")
         if self.report_error:
             terminalreporter.write_line(self.report_error, red=True)
             return

