@@ -30,7 +30,7 @@ from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.buildcache import digest_files
 from harness.target import DEFAULT_LIBRARY, LibrarySource
-from harness.targets import choose_target, target_names
+from harness.targets import choose_target, make_target, target_names
 
 TUNER_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_autotune.py"
 STAT_KEYS = ("builds_compiled", "builds_reused", "golden_generated", "golden_reused", "runner_invocations")
@@ -460,6 +460,10 @@ def validate_options(config) -> None:
     target = config.getoption("target")
     if target != "auto" and target not in target_names():
         bad("--target", target, f"unknown target; choose one of {', '.join(target_names())}, or auto")
+    if target != "auto" and make_target(target).stop_when_unavailable:
+        reason = make_target(target).unavailable_reason()
+        if reason:
+            bad("--target", target, reason)
     sanitize = config.getoption("sanitize")
     if sanitize and target != "host":
         bad("--sanitize", sanitize, f"sanitizers exist on the host target only (--target host), not on {target}")

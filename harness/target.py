@@ -89,6 +89,10 @@ class BuildError(Exception):
 class Target(ABC):
     name: str
     capabilities: Capabilities
+    # A target its users install themselves (GVSOC): a run asked of it where
+    # it is missing stops at once with the reason, instead of failing every
+    # case as a load failure.
+    stop_when_unavailable: bool = False
 
     def unavailable_reason(self) -> str | None:
         """Why this target cannot run here (a missing tool, with the fix), or None."""
