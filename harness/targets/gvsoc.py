@@ -37,13 +37,16 @@ from pathlib import Path
 from harness import toolchain
 from harness.build_units import Toolchain, UnitReport, build_runner
 from harness.failures import LOAD, NOT_FIT, CaseFailure
-from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, run_command,
-                            tool_version)
+from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, compile_command,
+                            run_command, tool_version)
 
 GVSOC_RUNTIME = RUNTIME_DIR / "gvsoc"
 LAYOUT_HEADER = GVSOC_RUNTIME / "ptl_gvsoc.h"
 LINK_SCRIPT = GVSOC_RUNTIME / "link.ld"
 START = GVSOC_RUNTIME / "start.S"
+# The runtime's self-test, and what a test program links besides the runtime.
+SELF_TEST = GVSOC_RUNTIME / "tests" / "test_runtime.c"
+TEST_SUPPORT = [RUNTIME_DIR / "runner" / "protocol.c"]
 INSTALL_SCRIPT = "scripts/install-gvsoc.sh"
 ENV_VAR = "PTL_GVSOC"
 
@@ -53,7 +56,10 @@ MARCH, MABI = "rv32imfc", "ilp32f"
 COMMON_FLAGS = ["-std=gnu11", "-O2", "-g", "-DNUM_CORES=ptl_num_cores", "-DOPTIMIZE",
                 "-ffunction-sections", "-fdata-sections", "-fno-fast-math", "-DPTL_FP16_BF16"]
 ARCH_FLAGS = [f"-march={MARCH}", f"-mabi={MABI}"]
-# GVSOC's exit status when a warning stops the simulation (it runs with --werror).
+# The launcher exits with 1 whatever the program's status, and names the
+# status on stderr; a warning (GVSOC runs with --werror) stops the simulation
+# with status 1, e.g. on an access to an unmapped address.
+PLATFORM_EXIT = re.compile(rb"Platform returned an error \(exitcode: (-?\d+)\)")
 GVSOC_WARNING_EXIT = 1
 INVALID_ACCESS = re.compile(rb"Invalid access \(pc: (0x[0-9a-f]+), offset: (0x[0-9a-f]+)[^)]*\)")
 
@@ -95,8 +101,12 @@ def missing_gvsoc_reason(environ: dict | None = None) -> str:
             f"then export {ENV_VAR}=PREFIX")
 
 
-def gvsoc_argv(launcher: Path, elf: Path) -> list[str]:
-    return [str(launcher), "--target=pulp-open", f"--binary={elf}", "run"]
+def gvsoc_argv(launcher: Path, elf: Path, line_buffered: bool = True) -> list[str]:
+    """The simulator's command line. GVSOC writes the console with C stdio,
+    block-buffered into a pipe: stdbuf makes it line-buffered, so a run
+    killed on timeout still shows what it printed."""
+    argv = [str(launcher), "--target=pulp-open", f"--binary={elf}", "run"]
+    return ["stdbuf", "-oL", *argv] if line_buffered else argv
 
 
 # ---- the payload segment ------------------------------------------------------------
@@ -130,8 +140,14 @@ def elf_with_payload(elf: bytes, payload: bytes, address: int) -> bytes:
     raise BuildError(f"runner.elf has no loadable segment at {address:#x} for the payload; rebuild it")
 
 
-def describe_exit(raw: RawRun) -> None:
-    """Adds the harness's reading of a GVSOC stop to the run's stderr."""
+def read_exit(raw: RawRun) -> None:
+    """Turns the launcher's exit into the program's exit status, and adds
+    the harness's reading of a simulator stop to the run's stderr."""
+    if raw.returncode is None:
+        return
+    reported = PLATFORM_EXIT.search(raw.stderr)
+    if raw.returncode != 0 and reported:
+        raw.returncode = int(reported.group(1))
     if raw.returncode != GVSOC_WARNING_EXIT:
         return
     match = INVALID_ACCESS.search(raw.output + raw.stderr)
@@ -189,6 +205,19 @@ class GvsocTarget(Target):
         core = [*runtime_sources(), *([Path(embedded_payload)] if embedded_payload else [])]
         return build_runner(self.toolchain(extra), config.library, core, outdir / ELF_NAME, outdir / "obj")
 
+    def build_program(self, sources: list[Path], outdir: Path, extra_flags: list[str] = ()) -> Path:
+        """Any program on the GVSOC runtime (a runtime test), linked with the
+        record writer: outdir/runner.elf."""
+        toolchain = self.toolchain(list(extra_flags))
+        objdir = outdir / "obj"
+        objdir.mkdir(parents=True, exist_ok=True)
+        c_sources = [*runtime_sources(), *TEST_SUPPORT, *map(Path, sources)]
+        objects = [objdir / f"{i:03d}_{source.stem}.o" for i, source in enumerate(c_sources)]
+        for source, obj in zip(c_sources, objects):
+            compile_command(toolchain.compile(source, obj, []))
+        compile_command(toolchain.link(objects, outdir / ELF_NAME))
+        return outdir / ELF_NAME
+
     def toolchain(self, extra_flags: list[str] = ()) -> Toolchain:
         flags = [*self.cflags(), *extra_flags, f"-I{GVSOC_RUNTIME}", f"-I{RUNTIME_DIR / 'include'}"]
         compiler = [toolchain.RISCV_GCC, "--specs=picolibc.specs", *flags]
@@ -211,8 +240,9 @@ class GvsocTarget(Target):
             elf = workdir / ELF_NAME
             elf.write_bytes(elf_with_payload((artefact / ELF_NAME).read_bytes(), payload,
                                              layout()["PTL_GVSOC_PAYLOAD_ADDR"]))
-        raw = run_command(gvsoc_argv(self.launcher, elf), timeout, cwd=workdir)
-        describe_exit(raw)
+        raw = run_command(gvsoc_argv(self.launcher, elf, shutil.which("stdbuf") is not None), timeout,
+                          cwd=workdir)
+        read_exit(raw)
         return raw
 
 
