@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -204,13 +205,13 @@ def test_the_launchers_exit_becomes_the_programs_status():
 def test_an_amo_on_a_pulp_core_is_a_crash_with_cause_pc_and_core():
     failure = missing("illegal")
     assert failure.kind == failures.CRASH
-    assert "trap cause 2 at pc 0x1c000996" in failure.message and "on core 3" in failure.message
+    assert re.search(r"trap cause 2 at pc 0x1c0[0-9a-f]{5} \(tval 0x0\) on core 3", failure.message)
 
 
 def test_an_access_to_an_unmapped_address_is_a_crash_naming_address_and_pc():
     raw = replay("unmapped")
     assert raw.returncode == 1
-    assert b"unmapped address 0x30000000 by the instruction at pc 0x1c0000c6" in raw.stderr
+    assert re.search(rb"unmapped address 0x30000000 by the instruction at pc 0x1c0[0-9a-f]{5}\n", raw.stderr)
     failure = missing("unmapped")
     assert failure.kind == failures.CRASH and "exit status 1" in failure.message
     assert "unmapped address 0x30000000" in failure.message

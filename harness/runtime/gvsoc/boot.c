@@ -31,6 +31,7 @@ void ptl_gvsoc_fc_boot(void) __attribute__((noreturn));
 void ptl_gvsoc_fc_boot(void)
 {
     set_tls(PTL_GVSOC_CORES);
+    ptl_mmio_write32(PTL_GVSOC_ICACHE_ENABLE, 0xffffffffu);
     for (uint32_t core = 0; core < PTL_GVSOC_CORES; core++)
         ptl_mmio_write32(PTL_GVSOC_CLUSTER_BOOT_ADDR + 4u * core, (uint32_t)(uintptr_t)_start);
     ptl_mmio_write32(PTL_GVSOC_CLUSTER_FETCH_ENABLE, (1u << PTL_GVSOC_CORES) - 1u);

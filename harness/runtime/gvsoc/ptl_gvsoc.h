@@ -31,9 +31,11 @@
 #define PTL_GVSOC_FC_HART 0x3e0
 /* Stacks in L1, as on a real PULP deployment: core 0 runs main() and the
  * runner's formatting, so it gets the larger one. The lowest word of each
- * holds a canary that the team checks after every fork. */
-#define PTL_GVSOC_MAIN_STACK_SIZE 0x1000
-#define PTL_GVSOC_STACK_SIZE 0x800
+ * holds a canary that the team checks after every fork. Small on purpose:
+ * what they leave of L1 (about 50 KiB) must hold a 64x64x64 FP32 matmul's
+ * three tensors; lib_c's deepest frame is 560 bytes (-fstack-usage). */
+#define PTL_GVSOC_MAIN_STACK_SIZE 0xc00
+#define PTL_GVSOC_STACK_SIZE 0x600
 #define PTL_GVSOC_FC_STACK_SIZE 0x400
 #define PTL_GVSOC_TRAP_STACK_SIZE 0x200
 
@@ -42,6 +44,9 @@
  * cores to start at FETCH_ENABLE. */
 #define PTL_GVSOC_CLUSTER_BOOT_ADDR 0x10200040
 #define PTL_GVSOC_CLUSTER_FETCH_ENABLE 0x10200008
+/* The cluster's shared instruction cache is off at reset: without it every
+ * fetch goes to L2 (about 15 cycles). Writing non-zero here enables it. */
+#define PTL_GVSOC_ICACHE_ENABLE 0x10201400
 /* The event unit as each cluster core sees its own part of it (the demux). */
 #define PTL_GVSOC_EU_DEMUX 0x10204000
 /* One console channel per core: STDOUT + (cluster_id << 7) + (core_id << 3). */
