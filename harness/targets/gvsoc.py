@@ -162,6 +162,9 @@ class GvsocTarget(Target):
     capabilities = Capabilities(fp16_formats=("bf16",), max_cores=CORES, counter_unit="cycles",
                                 payload_delivery="loader")
     stop_when_unavailable = True
+    # A cycle-level simulation of 9 cores: a 64x64x64 bfloat16 matmul case
+    # (54 variants, bfloat16 in software) took 4-5 minutes on a busy 2-core machine.
+    default_run_timeout = 900.0
 
     def __init__(self):
         self._launcher: Path | None | bool = False
