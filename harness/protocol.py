@@ -59,6 +59,9 @@ class DecodedRun:
     complete: bool = False              # the END record arrived and matched
     console: list[str] = field(default_factory=list)   # unmarked lines
     descriptions: list[str] = field(default_factory=list)  # DESCRIBE records (describe payload)
+    # COUNTS records: per measured region, the per-core (cycles, instructions)
+    # a target's program read itself (GVSOC); QEMU counts outside the program.
+    region_counts: dict[int, tuple[list[int], list[int]]] = field(default_factory=dict)
 
 
 def _records(output: bytes):
@@ -153,6 +156,14 @@ def _apply(run: DecodedRun, seq: int, kind: str, body: bytes) -> None:
         run.descriptions.append(body.decode("utf-8", "replace"))
     elif kind == "C":
         run.crash = Crash(*struct.unpack("<4I", body))
+    elif kind == "K":
+        region, n = struct.unpack_from("<II", body)
+        if len(body) != 8 + 8 * n:
+            raise TransportError(f"record {seq}: COUNTS body has {len(body)} bytes for {n} cores")
+        values = list(struct.unpack_from(f"<{2 * n}I", body, 8))
+        if region in run.region_counts:
+            raise TransportError(f"record {seq}: a second COUNTS record for region {region}")
+        run.region_counts[region] = (values[:n], values[n:])
     elif kind == "Z":
         (count,) = struct.unpack("<I", body)
         if count != seq:

@@ -29,8 +29,8 @@ from harness.reports import ReportRow, write_csv, write_junit, write_summary
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.buildcache import digest_files
-from harness.target import DEFAULT_LIBRARY, LibrarySource
-from harness.targets import choose_target, target_names
+from harness.target import DEFAULT_LIBRARY, DEFAULT_RUN_TIMEOUT, LibrarySource
+from harness.targets import choose_target, make_target, target_names
 
 TUNER_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_autotune.py"
 STAT_KEYS = ("builds_compiled", "builds_reused", "golden_generated", "golden_reused", "runner_invocations")
@@ -50,8 +50,9 @@ def pytest_addoption(parser):
                     help="cache of builds and golden bundles (default: .cache/ptl under the rootdir)")
     group.addoption("--l1-bytes", type=int, default=None,
                     help="L1 (TCDM) size a case must fit in; default: the target's (64 KiB)")
-    group.addoption("--run-timeout", type=float, default=float(os.environ.get("PTL_RUN_TIMEOUT", 120)),
-                    help="seconds one runner invocation may take before it is killed")
+    group.addoption("--run-timeout", type=float, default=None,
+                    help="seconds one runner invocation may take before it is killed "
+                         "(default: PTL_RUN_TIMEOUT, else the target's: 120, gvsoc 900)")
     group.addoption("--shard", default=os.environ.get("PTL_SHARD"), metavar="I/N",
                     help="run the I-th of N shares of the selection, balanced by recorded case costs "
                          "(harness/sharding.py); `python -m harness merge` joins the shards' reports")
@@ -469,12 +470,19 @@ def validate_options(config) -> None:
     target = config.getoption("target")
     if target != "auto" and target not in target_names():
         bad("--target", target, f"unknown target; choose one of {', '.join(target_names())}, or auto")
+    if target != "auto" and make_target(target).stop_when_unavailable:
+        reason = make_target(target).unavailable_reason()
+        if reason:
+            bad("--target", target, reason)
     sanitize = config.getoption("sanitize")
     if sanitize and target != "host":
         bad("--sanitize", sanitize, f"sanitizers exist on the host target only (--target host), not on {target}")
     l1 = config.getoption("l1_bytes")
     if l1 is not None and l1 <= 0:
         bad("--l1-bytes", l1, "must be a positive number of bytes (the cluster L1 size)")
+    if config.getoption("run_timeout") is None:
+        default = make_target(target).default_run_timeout if target != "auto" else DEFAULT_RUN_TIMEOUT
+        config.option.run_timeout = float(os.environ.get("PTL_RUN_TIMEOUT", default))
     timeout = config.getoption("run_timeout")
     if not timeout > 0:
         bad("--run-timeout", timeout, "must be a positive number of seconds")

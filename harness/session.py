@@ -38,6 +38,7 @@ class Counters:
     latency: int | None = None   # max over cores (QEMU) or wall time of the region (host)
     work: int | None = None      # sum over cores, where the target counts per core
     per_core: list[int] = field(default_factory=list)
+    instructions: int | None = None  # sum over cores, where a cycle-counting target also counts them
 
 
 @dataclass
@@ -290,7 +291,7 @@ class Session:
         def out_fmt(name):
             return format_named(case.entry.format_of(name, case.dtype))
         scale = case.entry.tolerance_scale.get(case.dtype, 1.0)
-        result = VariantResult(variant, counters=self._counters(out, raw))
+        result = VariantResult(variant, counters=self._counters(out, raw, run))
         reports, ulps, means, ratios = [], [], [], []
         missing = [name for name in bundle.outputs if layout.output_names.index(name) not in out.tensors]
         if missing:
@@ -346,11 +347,15 @@ class Session:
         return CaseFailure(failures.TRANSPORT, f"the output ended before this variant's result\n{where}\n"
                                                f"{_tail(raw)}")
 
-    def _counters(self, out, raw: RawRun) -> Counters:
+    def _counters(self, out, raw: RawRun, run: DecodedRun) -> Counters:
         unit = self.target.capabilities.counter_unit
         if raw.region_counts is not None and out.region is not None and out.region < len(raw.region_counts):
             per_core = raw.region_counts[out.region]
             return Counters(unit, max(per_core), sum(per_core), list(per_core))
+        if out.region is not None and out.region in run.region_counts:
+            # Counted by the program itself (COUNTS record): cycles, plus instructions.
+            per_core, instructions = run.region_counts[out.region]
+            return Counters(unit, max(per_core), sum(per_core), list(per_core), sum(instructions))
         return Counters(unit, out.elapsed or None)
 
 

@@ -20,6 +20,7 @@ from harness.failures import BUILD, CaseFailure
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 DEFAULT_LIBRARY = Path(__file__).resolve().parent.parent / "lib_c"
+DEFAULT_RUN_TIMEOUT = 120.0  # seconds one runner invocation may take, unless the target needs more
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,12 @@ class BuildError(Exception):
 class Target(ABC):
     name: str
     capabilities: Capabilities
+    # A target its users install themselves (GVSOC): a run asked of it where
+    # it is missing stops at once with the reason, instead of failing every
+    # case as a load failure.
+    stop_when_unavailable: bool = False
+    # The default of --run-timeout on this target.
+    default_run_timeout: float = DEFAULT_RUN_TIMEOUT
 
     def unavailable_reason(self) -> str | None:
         """Why this target cannot run here (a missing tool, with the fix), or None."""

@@ -27,6 +27,9 @@ enum ptl_record_kind {
     PTL_REC_DESCRIBE = 'D', /* utf-8 text: "op <name>|<params>|<inputs>|<outputs>|<kernels>"
                                or "kernels <table>|<names by index>" (describe payload) */
     PTL_REC_END = 'Z',     /* u32 records written before this one */
+    PTL_REC_COUNTS = 'K',  /* u32 region, u32 n_cores, u32 cycles[n_cores], u32 instructions[n_cores]:
+                              per-core counters of a measured region, from targets whose
+                              program reads them itself (GVSOC) */
 };
 
 /* Element types on the wire, shared with the payload format. */
@@ -39,6 +42,8 @@ enum ptl_dtype {
 #define PTL_NO_VARIANT 0xffffffffu
 /* Elements per tensor record: keeps lines short enough for a UART. */
 #define PTL_TENSOR_CHUNK 256
+/* Most cores a COUNTS record carries. */
+#define PTL_MAX_COUNTS_CORES 32
 
 uint32_t ptl_crc32(uint32_t crc, const void *data, size_t len);
 
@@ -49,6 +54,8 @@ void ptl_emit_tensor(uint32_t variant, uint32_t tensor, uint32_t dtype,
 void ptl_emit_error(uint32_t variant, int32_t code, const char *text);
 void ptl_emit_describe(const char *text);
 void ptl_emit_crash(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval);
+void ptl_emit_counts(uint32_t region, uint32_t n_cores, const uint32_t *cycles,
+                     const uint32_t *instructions);
 void ptl_emit_end(void);
 
 #endif /* PTL_PROTOCOL_H */

@@ -144,6 +144,21 @@ void ptl_emit_crash(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval)
     emit(PTL_REC_CRASH, body, sizeof body);
 }
 
+void ptl_emit_counts(uint32_t region, uint32_t n_cores, const uint32_t *cycles,
+                     const uint32_t *instructions)
+{
+    uint8_t body[8 + 8 * PTL_MAX_COUNTS_CORES], *p = body;
+    if (n_cores > PTL_MAX_COUNTS_CORES)
+        n_cores = PTL_MAX_COUNTS_CORES;
+    p = put_u32(p, region);
+    p = put_u32(p, n_cores);
+    for (uint32_t i = 0; i < n_cores; i++)
+        p = put_u32(p, cycles[i]);
+    for (uint32_t i = 0; i < n_cores; i++)
+        p = put_u32(p, instructions[i]);
+    emit(PTL_REC_COUNTS, body, (size_t)(p - body));
+}
+
 void ptl_emit_end(void)
 {
     uint8_t body[4];

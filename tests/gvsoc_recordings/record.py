@@ -1,0 +1,71 @@
+"""Re-records the GVSOC transcripts that tests/test_gvsoc_target.py replays.
+
+    PTL_GVSOC=PREFIX python tests/gvsoc_recordings/record.py
+
+needs GVSOC (scripts/install-gvsoc.sh) and the RISC-V toolchain. Each
+recording is one JSON file: the launcher's argv (paths shortened), exit code
+(null when killed), stdout, stderr, and for runner runs the payload's CRC
+and the case's variants. The self-test programs are
+harness/runtime/gvsoc/tests/test_runtime.c, one build per behaviour.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from harness.payload import payload_crc  # noqa: E402
+from harness.session import Session  # noqa: E402
+from harness.target import DEFAULT_LIBRARY, run_command  # noqa: E402
+from harness.targets.gvsoc import SELF_TEST, GvsocTarget, elf_with_payload, gvsoc_argv, layout  # noqa: E402
+from suite.catalogue.linalg import MATMUL  # noqa: E402
+
+HERE = Path(__file__).parent
+SELF_TESTS = {"team": 0, "illegal": 1, "unmapped": 2, "hang": 3, "deadlock": 4}
+HANG_TIMEOUT_S = 5.0
+# A small matmul whose run holds a 1-core and an 8-core variant.
+RUNNER_CASE = "matmul-fp32-fw-N9xM4xK8-trans_B0-bias0"
+
+
+def record(name: str, argv: list[str], elf: Path, timeout: float, **extra) -> None:
+    raw = run_command(argv, timeout, cwd=elf.parent)
+    shown = [a.replace(str(elf), "runner.elf") for a in argv]
+    shown[shown.index("stdbuf") + 2] = "gvsoc"
+    (HERE / f"{name}.json").write_text(json.dumps(
+        dict(argv=shown, returncode=raw.returncode, timed_out=raw.timed_out,
+             stdout=raw.output.decode(), stderr=raw.stderr.decode(), **extra), indent=1) + "\n")
+    print(f"{name}: exit {raw.returncode}, {len(raw.output)} bytes of output, {raw.seconds:.2f} s")
+
+
+def main() -> int:
+    target = GvsocTarget()
+    if target.unavailable_reason():
+        print(target.unavailable_reason(), file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, number in SELF_TESTS.items():
+            elf = target.build_program([SELF_TEST], Path(tmp) / name, [f"-DPTL_TEST_CASE={number}"])
+            record(name, gvsoc_argv(target.launcher, elf), elf, HANG_TIMEOUT_S if name in ("hang", "deadlock")
+                   else 60.0)
+
+        session = Session(target, DEFAULT_LIBRARY, Path(tmp) / "cache")
+        case = next(c for c in MATMUL.cases() if c.id == RUNNER_CASE and c.dtype == "fp32")
+        variants = [v for v in MATMUL.variants() if v.case == case and v.kernel == 0 and v.cores in (1, 8)]
+        bundle, artefact = session.bundle_for(case), session.artefact_for(case.dtype)
+        payload = session.payload_for(case, variants, bundle, session.layout_for(case, artefact, bundle))
+        workdir = Path(tmp) / "runner"
+        workdir.mkdir()
+        elf = workdir / "runner.elf"
+        elf.write_bytes(elf_with_payload((artefact.path / "runner.elf").read_bytes(), payload,
+                                         layout()["PTL_GVSOC_PAYLOAD_ADDR"]))
+        record("matmul", gvsoc_argv(target.launcher, elf), elf, 60.0, payload_crc=payload_crc(payload),
+               variants=[v.id for v in variants])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+"""The GVSOC target without GVSOC: finding the simulator, its command line,
+the payload segment, decoding and counting, and how a run's end is
+classified, replayed from transcripts of real GVSOC runs
+(tests/gvsoc_recordings/, re-recorded with its record.py). The last tests
+run GVSOC itself and are skipped, with the reason, where it is missing."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from harness import failures
+from harness.failures import CaseFailure
+from harness.protocol import TransportError, decode_records
+from harness.session import Session
+from harness.target import BuildError, RawRun
+from harness.targets import gvsoc
+from harness.targets.gvsoc import GvsocTarget, elf_with_payload, find_gvsoc, gvsoc_argv, read_exit
+from tests.test_mutations import ROOT
+
+RECORDINGS = Path(__file__).parent / "gvsoc_recordings"
+
+
+def recording(name: str) -> dict:
+    return json.loads((RECORDINGS / f"{name}.json").read_text())
+
+
+def replay(name: str) -> RawRun:
+    """A recorded run as the target hands it to the session."""
+    rec = recording(name)
+    raw = RawRun(rec["stdout"].encode(), rec["stderr"].encode(), rec["returncode"], rec["timed_out"])
+    read_exit(raw)
+    return raw
+
+
+def fake_launcher(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(0o755)
+    return path
+
+
+# ---- finding GVSOC -----------------------------------------------------------------
+
+def test_PTL_GVSOC_names_an_install_prefix_or_the_launcher_itself(tmp_path):
+    launcher = fake_launcher(tmp_path / "prefix" / "bin" / "gvsoc")
+    assert find_gvsoc({"PTL_GVSOC": str(tmp_path / "prefix"), "PATH": ""}) == launcher
+    assert find_gvsoc({"PTL_GVSOC": str(launcher), "PATH": ""}) == launcher
+
+
+def test_without_PTL_GVSOC_the_launcher_comes_from_PATH(tmp_path):
+    launcher = fake_launcher(tmp_path / "bin" / "gvsoc")
+    assert find_gvsoc({"PATH": str(tmp_path / "bin")}) == launcher
+    assert find_gvsoc({"PATH": str(tmp_path)}) is None
+
+
+def test_a_missing_gvsoc_names_the_install_script(tmp_path):
+    environ = {"PTL_GVSOC": str(tmp_path / "nowhere"), "PATH": ""}
+    assert find_gvsoc(environ) is None
+    reason = gvsoc.missing_gvsoc_reason(environ)
+    assert "scripts/install-gvsoc.sh" in reason and str(tmp_path / "nowhere") in reason
+
+
+def test_target_gvsoc_without_gvsoc_stops_with_one_line_naming_the_install_script(tmp_path):
+    env = dict(os.environ, PTL_GVSOC=str(tmp_path / "nowhere"))
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_pool.py", "-p", "no:xdist", "-q",
+                             "--collect-only", "--target", "gvsoc"], capture_output=True, text=True, cwd=ROOT,
+                            env=env, timeout=120)
+    assert result.returncode == 4, result.stdout + result.stderr
+    lines = [line for line in result.stderr.splitlines() if "install-gvsoc.sh" in line]
+    assert len(lines) == 1 and lines[0].startswith("ERROR: --target gvsoc: GVSOC not found")
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+# ---- command line and payload ------------------------------------------------------------
+
+def test_the_command_line_is_the_recorded_one():
+    argv = gvsoc_argv(Path("/opt/gvsoc/bin/gvsoc"), Path("/scratch/run/runner.elf"))
+    assert argv == ["stdbuf", "-oL", "/opt/gvsoc/bin/gvsoc", "--target=pulp-open",
+                    "--binary=/scratch/run/runner.elf", "run"]
+    shortened = [a.replace("/scratch/run/runner.elf", "runner.elf").replace("/opt/gvsoc/bin/gvsoc", "gvsoc")
+                 for a in argv]
+    for name in ("team", "matmul", "hang"):
+        assert recording(name)["argv"] == shortened
+    assert gvsoc_argv(Path("g"), Path("e.elf"), line_buffered=False) == ["g", "--target=pulp-open",
+                                                                         "--binary=e.elf", "run"]
+
+
+PAYLOAD_ADDR = 0x1C110000
+
+
+def tiny_elf(segments: list[tuple[int, int]]) -> bytes:
+    """An ELF32 header and program headers: (type, address) each, memsz 0x100."""
+    phoff, count = 52, len(segments)
+    header = struct.pack("<16sHHIIIIIHHHHHH", b"\x7fELF\x01\x01\x01" + bytes(9), 2, 243, 1, 0x1C000000, phoff,
+                         0, 0, 52, 32, count, 40, 0, 0)
+    phdrs = b"".join(struct.pack("<8I", kind, 0, addr, addr, 0, 0x100, 4, 4) for kind, addr in segments)
+    return header + phdrs + b"code"
+
+
+def test_the_payload_fills_the_empty_segment_at_its_address_in_a_copy():
+    elf = tiny_elf([(1, 0x1C000000), (1, PAYLOAD_ADDR)])
+    payload = b"PTLP" + bytes(range(7))
+    patched = elf_with_payload(elf, payload, PAYLOAD_ADDR)
+    assert patched[:52 + 32] == elf[:52 + 32]                    # header and the other segment unchanged
+    kind, offset, vaddr, paddr, filesz, memsz, _, _ = struct.unpack_from("<8I", patched, 52 + 32)
+    assert (kind, vaddr, paddr, filesz, memsz) == (1, PAYLOAD_ADDR, PAYLOAD_ADDR, 12, 12)
+    assert offset % 16 == 0 and offset >= len(elf)
+    assert patched[offset:offset + 12] == payload + bytes(1)
+
+
+def test_a_payload_larger_than_its_segment_does_not_fit():
+    with pytest.raises(CaseFailure) as raised:
+        elf_with_payload(tiny_elf([(1, PAYLOAD_ADDR)]), bytes(0x101), PAYLOAD_ADDR)
+    assert raised.value.kind == failures.NOT_FIT and "PTL_GVSOC_PAYLOAD_MAX" in raised.value.message
+
+
+def test_an_elf_without_the_payload_segment_asks_for_a_rebuild():
+    with pytest.raises(BuildError, match="no loadable segment at 0x1c110000"):
+        elf_with_payload(tiny_elf([(1, 0x1C000000), (6, PAYLOAD_ADDR)]), b"PTLP", PAYLOAD_ADDR)
+
+
+def test_the_payload_address_is_the_runtime_layouts():
+    assert gvsoc.layout()["PTL_GVSOC_PAYLOAD_ADDR"] == PAYLOAD_ADDR
+
+
+# ---- decoding and counters -----------------------------------------------------------------
+
+def test_every_core_count_of_the_team_test_passed_on_gvsoc():
+    run = decode_records(replay("team").output)
+    assert run.complete and [v.status for v in run.variants] == [0] * 9
+
+
+def test_each_region_counts_exactly_the_cores_of_its_team():
+    run = decode_records(replay("team").output)
+    for n in range(1, 9):
+        cycles, instructions = run.region_counts[n - 1]
+        assert all(c > 0 for c in cycles[:n]) and all(c == 0 for c in cycles[n:])
+        assert all(i > 0 for i in instructions[:n]) and all(i == 0 for i in instructions[n:])
+        assert all(c >= i for c, i in zip(cycles, instructions))
+
+
+def test_a_worker_adds_up_its_shares_of_every_fork_in_a_region():
+    run = decode_records(replay("team").output)
+    one_fork, three_forks = run.region_counts[7][1], run.region_counts[8][1]
+    for core in range(1, 8):
+        assert 2 * one_fork[core] < three_forks[core] <= 3 * one_fork[core]
+
+
+def test_counters_are_cycles_with_latency_the_max_and_work_the_sum_over_cores():
+    rec, raw = recording("matmul"), replay("matmul")
+    run = decode_records(raw.output, rec["payload_crc"])
+    this = SimpleNamespace(target=GvsocTarget())
+    one, eight = (Session._counters(this, out, raw, run) for out in run.variants)
+    assert rec["variants"][0].endswith("-c1") and rec["variants"][1].endswith("-c8")
+    cycles, instructions = run.region_counts[0]
+    assert one.unit == "cycles" and one.per_core == cycles and cycles[1:] == [0] * 7
+    assert one.latency == one.work == cycles[0] and one.instructions == instructions[0]
+    cycles, instructions = run.region_counts[1]
+    assert all(c > 0 for c in cycles)
+    assert (eight.latency, eight.work, eight.instructions) == (max(cycles), sum(cycles), sum(instructions))
+
+
+def test_a_stale_recording_answers_another_payload():
+    with pytest.raises(TransportError, match="answers another payload"):
+        decode_records(replay("matmul").output, recording("matmul")["payload_crc"] ^ 1)
+
+
+def counts_line(seq: int, body: bytes) -> bytes:
+    import zlib
+    crc = zlib.crc32(struct.pack("<I", seq) + b"K" + body)
+    return b"@PTL1 %08x K %s %08x\n" % (seq, body.hex().encode(), crc)
+
+
+def test_a_counts_record_of_the_wrong_length_or_repeated_is_not_believed():
+    good = struct.pack("<II", 0, 2) + struct.pack("<4I", 10, 20, 5, 6)
+    assert decode_records(counts_line(0, good)).region_counts == {0: ([10, 20], [5, 6])}
+    with pytest.raises(TransportError, match="COUNTS body"):
+        decode_records(counts_line(0, good[:-4]))
+    with pytest.raises(TransportError, match="second COUNTS record for region 0"):
+        decode_records(counts_line(0, good) + counts_line(1, good))
+
+
+# ---- how a run ends ------------------------------------------------------------------------
+
+def missing(name: str) -> CaseFailure:
+    raw = replay(name)
+    this = SimpleNamespace(timeout=5.0)
+    return Session._missing_result(this, 0, decode_records(raw.output), raw, "variant: x")
+
+
+def test_the_launchers_exit_becomes_the_programs_status():
+    assert replay("illegal").returncode == 12          # PTL_EXIT_TRAP, reported on stderr by the launcher
+    assert recording("illegal")["returncode"] == 1
+    assert replay("team").returncode == 0
+
+
+def test_an_amo_on_a_pulp_core_is_a_crash_with_cause_pc_and_core():
+    failure = missing("illegal")
+    assert failure.kind == failures.CRASH
+    assert re.search(r"trap cause 2 at pc 0x1c0[0-9a-f]{5} \(tval 0x0\) on core 3", failure.message)
+
+
+def test_an_access_to_an_unmapped_address_is_a_crash_naming_address_and_pc():
+    raw = replay("unmapped")
+    assert raw.returncode == 1
+    assert re.search(rb"unmapped address 0x30000000 by the instruction at pc 0x1c0[0-9a-f]{5}\n", raw.stderr)
+    failure = missing("unmapped")
+    assert failure.kind == failures.CRASH and "exit status 1" in failure.message
+    assert "unmapped address 0x30000000" in failure.message
+
+
+@pytest.mark.parametrize("name", ["hang", "deadlock"])
+def test_a_hang_or_a_deadlock_is_a_timeout_that_keeps_the_output_so_far(name):
+    raw = replay(name)
+    assert raw.timed_out and raw.returncode is None
+    assert decode_records(raw.output).n_variants == 1     # the BEGIN record, line-buffered, survived the kill
+    assert missing(name).kind == failures.TIMEOUT
+
+
+def test_the_target_says_what_it_is():
+    caps = GvsocTarget.capabilities
+    assert (caps.counter_unit, caps.max_cores, caps.payload_delivery, caps.fp16_formats) == \
+        ("cycles", 8, "loader", ("bf16",))
+
+
+# ---- on a real GVSOC ---------------------------------------------------------------------------
+
+needs_gvsoc = pytest.mark.skipif(GvsocTarget().unavailable_reason() is not None,
+                                 reason=f"needs GVSOC: {GvsocTarget().unavailable_reason()}")
+
+
+@needs_gvsoc
+def test_live_the_team_test_passes_and_counts_every_core(tmp_path):
+    target = GvsocTarget()
+    elf = target.build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=0"])
+    raw = target.run(tmp_path, None, 60.0, tmp_path / "run")
+    assert elf.exists() and raw.returncode == 0, raw.stderr.decode()
+    run = decode_records(raw.output)
+    assert [v.status for v in run.variants] == [0] * 9
+    assert all(c > 0 for c in run.region_counts[7][0])
+
+
+@needs_gvsoc
+def test_live_an_amo_crashes_on_core_3(tmp_path):
+    target = GvsocTarget()
+    target.build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=1"])
+    raw = target.run(tmp_path, None, 60.0, tmp_path / "run")
+    crash = decode_records(raw.output).crash
+    assert raw.returncode == 12 and (crash.hart, crash.cause) == (3, 2)
