@@ -5,7 +5,7 @@ import importlib
 
 from harness.target import Target
 
-_MODULES = {"host": "harness.targets.host", "qemu": "harness.targets.qemu"}
+_MODULES = {"host": "harness.targets.host", "qemu": "harness.targets.qemu", "board": "harness.targets.board"}
 
 
 def target_names() -> list[str]:
