@@ -14,6 +14,7 @@ to another one.
 from __future__ import annotations
 
 import re
+import select
 import struct
 import time
 import zlib
@@ -158,19 +159,39 @@ class FrameReader:
                 if not encoded:
                     continue
                 return decode_frame(encoded)
-            if time.monotonic() >= deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return False
             try:
-                chunk = self.port.read(max(1, min(4096, getattr(self.port, "in_waiting", 0) or 1)))
+                self.pending += self._read_some(left)
+            except LinkBroken:
+                raise
             except Exception as exc:  # pyserial raises SerialException, OSError, or worse on a dead socket
                 raise LinkBroken(f"reading the serial port failed: {exc}") from None
-            self.pending += chunk
+
+    def _read_some(self, wait: float) -> bytes:
+        """What has arrived, waiting at most `wait` for the first byte.
+        pyserial's socket:// port reports at most 1 byte waiting, so it is
+        read from its socket directly, a whole segment at a time."""
+        sock = getattr(self.port, "_socket", None)
+        if sock is not None and type(self.port).__module__.endswith("protocol_socket"):
+            ready, _, _ = select.select([sock], [], [], min(wait, 0.05))
+            if not ready:
+                return b""
+            data = sock.recv(65536)
+            if not data:
+                raise LinkBroken("the serial port's connection closed")
+            return data
+        waiting = getattr(self.port, "in_waiting", 0) or 0
+        return self.port.read(max(1, min(65536, waiting)))
 
 
 # ---- the link --------------------------------------------------------------------------
 
 class BoardLink:
     """One conversation with a board over an open serial port (pyserial)."""
+
+    MIN_CHUNK = 128
 
     def __init__(self, port, answer_timeout: float = 1.0, attempts: int = 20):
         self.port = port
@@ -180,6 +201,9 @@ class BoardLink:
         self.stats = LinkStats()
         self.seq = 1
         self.k = constants()
+        # Chunks shrink when frames arrive damaged and grow back when they do
+        # not: long frames are cheap on a clean cable, short ones survive a noisy one.
+        self.chunk = self.k["MAX_DATA"]
 
     def _write(self, data: bytes) -> None:
         try:
@@ -202,6 +226,7 @@ class BoardLink:
         for attempt in range(self.attempts):
             if attempt:
                 self.stats.resends += 1
+                self.chunk = max(self.MIN_CHUNK, self.chunk // 2)
             self._write(frame)
             deadline = time.monotonic() + self.answer_timeout
             while True:
@@ -218,6 +243,8 @@ class BoardLink:
                 if got.seq != seq:
                     continue  # a late answer to an earlier request, or the boot notice
                 if got.kind in wanted or got.kind == k["NAK"]:
+                    if not attempt:
+                        self.chunk = min(k["MAX_DATA"], self.chunk * 2)
                     return got
         raise LinkTimeout(f"no answer to request {chr(kind)!r} after {self.attempts} tries "
                           f"({self.answer_timeout:g} s each)")
@@ -226,9 +253,8 @@ class BoardLink:
         """Waits until the firmware is ready; returns its payload capacity."""
         return self.request(self.k["PING"], answers=(self.k["READY"],)).arg
 
-    def send_payload(self, payload: bytes, chunk: int | None = None) -> None:
+    def send_payload(self, payload: bytes) -> None:
         k = self.k
-        chunk = chunk or k["MAX_DATA"]
         answer = self.request(k["START"], len(payload), struct.pack("<I", zlib.crc32(payload)))
         if answer.kind == k["NAK"]:
             if answer.arg == k["NAK_TOO_BIG"]:
@@ -236,7 +262,7 @@ class BoardLink:
             raise LinkError(f"the board refused the payload's start (reason {answer.arg})")
         offset = 0
         while offset < len(payload):
-            part = payload[offset:offset + chunk]
+            part = payload[offset:offset + self.chunk]
             answer = self.request(k["DATA"], offset, part)
             if answer.kind == k["NAK"]:
                 raise LinkError(f"the board refused the chunk at {offset} (reason {answer.arg})")
@@ -273,7 +299,7 @@ class BoardLink:
         k = self.k
         out = bytearray()
         while len(out) < finished.length:
-            want = min(k["MAX_DATA"], finished.length - len(out))
+            want = min(self.chunk, finished.length - len(out))
             answer = self.request(k["QUERY"], len(out), struct.pack("<I", want), answers=(k["OUTPUT"],))
             if answer.kind != k["OUTPUT"] or answer.arg != len(out) or not answer.data:
                 raise LinkError(f"the board answered the output request at {len(out)} with "

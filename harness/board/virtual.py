@@ -2,10 +2,14 @@
 through its UART, so that the whole serial path can be tried without
 hardware.
 
-Each board is a qemu-system-riscv32 whose UART is either a TCP socket
-(socket://) or a pty that ser2net (Debian's) exports over RFC 2217
-(rfc2217://), the way board farms expose USB serial ports. Nothing else
-reaches the firmware: payloads go over that UART exactly as to a real board.
+Each board is a qemu-system-riscv32 whose UART is a TCP socket (console
+"socket", socket://), or a pty, the board's "USB serial device", that
+ser2net (Debian's) exports over RFC 2217 (console "rfc2217", rfc2217://),
+the way board farms expose serial ports; console "pty" leaves the exporting
+to someone else (a labgrid exporter runs its own ser2net). The pty stays the
+same when QEMU restarts: a relay thread joins it to QEMU's UART socket.
+Nothing else reaches the firmware: payloads go over that UART exactly as to
+a real board.
 
 Flash, reset and power are what a lab does with a probe and a relay. Here a
 small control server answers them, and the inventory's argv templates call
@@ -22,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import select
 import shutil
 import signal
@@ -32,6 +35,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import tty
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,8 +45,7 @@ from harness.board.fault_proxy import FaultProxy, FaultSpec
 from harness.board.inventory import Board
 from harness.targets.qemu import ELF_NAME, MANIFEST_NAME, cpu_option
 
-CONSOLES = ("socket", "rfc2217")
-PTY_MESSAGE = re.compile(rb"char device redirected to (/dev/pts/\d+) \(label con0\)")
+CONSOLES = ("socket", "rfc2217", "pty")
 START_TIMEOUT = 20.0
 
 
@@ -78,8 +81,9 @@ class VirtualBoard:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.console = console
-        self.serial_port = serial_port or free_port()   # QEMU's socket, or ser2net's for rfc2217
-        self.tty_link = self.workdir / "console.tty"    # rfc2217: the pty, for ser2net
+        self.uart_port = free_port()                    # QEMU's UART socket
+        self.serial_port = serial_port or (self.uart_port if console == "socket" else free_port())  # ser2net's
+        self.relay = PtyRelay(self.uart_port) if console != "socket" else None
         self.monitor_path = self.workdir / "monitor.sock"
         self.firmware = self.workdir / "firmware"
         self.process: subprocess.Popen | None = None
@@ -90,8 +94,7 @@ class VirtualBoard:
 
     def argv(self) -> list[str]:
         manifest = json.loads((self.firmware / MANIFEST_NAME).read_text())
-        console = (f"socket,id=con0,host=127.0.0.1,port={self.serial_port},server=on,wait=off,nodelay=on"
-                   if self.console == "socket" else "pty,id=con0")
+        console = f"socket,id=con0,host=127.0.0.1,port={self.uart_port},server=on,wait=off,nodelay=on"
         return [toolchain.QEMU, "-machine", "virt", "-bios", "none", "-nodefaults", "-display", "none",
                 "-m", "128M", "-smp", "8", "-cpu", manifest.get("cpu", cpu_option(manifest["fp16_format"])),
                 "-icount", "shift=0,sleep=off", "-chardev", console, "-serial", "chardev:con0",
@@ -106,41 +109,12 @@ class VirtualBoard:
             raise BoardError(f"{self.name} has no firmware: flash it first")
         self.monitor_path.unlink(missing_ok=True)
         log = open(self.workdir / "qemu.log", "ab")
-        self.process = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+        self.process = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                         start_new_session=True)
         log.close()
-        if self.console == "socket":
-            ok = wait_listening(self.serial_port, START_TIMEOUT, self.process)
-        else:
-            ok = self._link_pty()
-        if not ok:
+        if not wait_listening(self.uart_port, START_TIMEOUT, self.process):
             self._stop()
             raise BoardError(f"{self.name}: QEMU did not come up (see {self.workdir / 'qemu.log'})")
-        threading.Thread(target=self._drain_stdout, args=(self.process,), daemon=True).start()
-
-    def _link_pty(self) -> bool:
-        """QEMU names its pty on stdout; ser2net reaches it through a fixed link."""
-        seen = b""
-        end = time.monotonic() + START_TIMEOUT
-        stream = self.process.stdout
-        while time.monotonic() < end and self.process.poll() is None:
-            ready, _, _ = select.select([stream], [], [], 0.1)
-            if not ready:
-                continue
-            seen += os.read(stream.fileno(), 4096)
-            match = PTY_MESSAGE.search(seen)
-            if match:
-                tmp = self.tty_link.with_suffix(".new")
-                tmp.unlink(missing_ok=True)
-                tmp.symlink_to(match.group(1).decode())
-                tmp.replace(self.tty_link)
-                return True
-        return False
-
-    def _drain_stdout(self, process: subprocess.Popen) -> None:
-        with open(self.workdir / "qemu.log", "ab") as log:
-            for chunk in iter(lambda: os.read(process.stdout.fileno(), 4096), b""):
-                log.write(chunk)
 
     def _stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -198,9 +172,64 @@ class VirtualBoard:
             self.counts["hang"] += 1
             self._monitor("stop")
 
+    @property
+    def tty(self) -> str | None:
+        """The board's serial device (pty consoles)."""
+        return self.relay.path if self.relay else None
+
     def shutdown(self) -> None:
         with self.lock:
             self._stop()
+            if self.relay:
+                self.relay.stop()
+
+
+class PtyRelay:
+    """A pty whose other end is QEMU's UART socket, reconnected whenever
+    QEMU restarts, so the device path stays put like a USB serial port's."""
+
+    def __init__(self, uart_port: int):
+        self.uart_port = uart_port
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)       # no echo: the board must not hear itself
+        self.path = os.ttyname(self.slave)
+        self.stopped = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                sock = socket.create_connection(("127.0.0.1", self.uart_port), timeout=1)
+            except OSError:
+                self.stopped.wait(0.05)
+                continue
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            try:
+                self._pump(sock)
+            except OSError:
+                pass
+            finally:
+                sock.close()
+
+    def _pump(self, sock: socket.socket) -> None:
+        sock.setblocking(True)
+        while not self.stopped.is_set():
+            ready, _, _ = select.select([self.master, sock], [], [], 0.2)
+            if self.master in ready:
+                data = os.read(self.master, 65536)
+                if data:
+                    sock.sendall(data)
+            if sock in ready:
+                data = sock.recv(65536)
+                if not data:
+                    return      # QEMU went away: wait for the next one
+                os.write(self.master, data)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 # ---- the control server ------------------------------------------------------------------
@@ -266,7 +295,7 @@ def ser2net_config(boards: list[VirtualBoard]) -> str:
     for board in boards:
         parts.append(f"connection: &{board.name}\n"
                      f"  accepter: telnet(rfc2217),tcp,127.0.0.1,{board.serial_port}\n"
-                     f"  connector: serialdev,{board.tty_link},115200n81,local\n"
+                     f"  connector: serialdev,{board.tty},115200n81,local\n"
                      f"  options:\n"
                      f"    kickolduser: true\n")
     return "\n".join(parts)
@@ -322,6 +351,8 @@ class VirtualFarm:
                     raise BoardError(f"ser2net did not open port {board.serial_port} "
                                      f"(see {Path(self.workdir) / 'ser2net.log'})")
         if self.faults is not None:
+            if self.console != "socket":
+                raise BoardError("the fault proxy relays TCP: use it with console socket")
             for board in self.boards:
                 self.proxies[board.name] = FaultProxy(("127.0.0.1", board.serial_port), self.faults,
                                                       seed=zlib.crc32(board.name.encode())).start()
@@ -332,9 +363,12 @@ class VirtualFarm:
         return f"127.0.0.1:{self.server.server_address[1]}"
 
     def serial_url(self, board: VirtualBoard) -> str:
-        port = self.proxies[board.name].port if board.name in self.proxies else board.serial_port
-        scheme = "rfc2217" if self.console == "rfc2217" else "socket"
-        return f"{scheme}://127.0.0.1:{port}"
+        """socket://, rfc2217:// or (pty) the device itself; through the proxy if there is one."""
+        if board.name in self.proxies:
+            return f"socket://127.0.0.1:{self.proxies[board.name].port}"
+        if self.console == "pty":
+            return board.tty
+        return f"{self.console}://127.0.0.1:{board.serial_port}"
 
     def inventory(self) -> list[Board]:
         """The inventory entries of these boards."""

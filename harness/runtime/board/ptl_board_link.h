@@ -49,7 +49,7 @@
 #define PTL_LINK_NAK_STATE 6     /* a request this state does not take */
 
 /* Largest data part of a frame in either direction, and of a whole frame. */
-#define PTL_LINK_MAX_DATA 512
+#define PTL_LINK_MAX_DATA 4096
 #define PTL_LINK_HEADER 9
 #define PTL_LINK_NO_SEQ 0xffffffff
 
