@@ -5,6 +5,7 @@
   merge      join the reports of the shards of one run (harness/merge.py)
   baseline   rewrite the performance gate's baseline (harness/perf_gate.py)
   toolchain  check the embedded toolchain, and install what is missing
+  boards     serve virtual boards, check a board inventory (harness/board/cli.py)
 """
 from __future__ import annotations
 
@@ -49,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["baseline"]:   # python -m harness baseline update --help
         from harness.perf_gate import main as baseline
         return baseline(argv[1:])
+    if argv[:1] == ["boards"]:     # python -m harness boards {serve,check,control} --help
+        from harness.board.cli import main as boards
+        return boards(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -61,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("autotune", help="tune tiles x kernels x cores of a network's layers (see autotune --help)")
     sub.add_parser("merge", help="join the reports of the shards of one run (see merge --help)")
     sub.add_parser("baseline", help="rewrite the performance gate's baseline (see baseline update --help)")
+    sub.add_parser("boards", help="virtual boards, inventory checks, board control (see boards --help)")
     tools = sub.add_parser("toolchain", help="check (and with --install, install) the RISC-V toolchain")
     tools.add_argument("--install", action="store_true")
     tools.set_defaults(handler=toolchain)

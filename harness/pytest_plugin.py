@@ -22,6 +22,7 @@ import pytest
 
 from golden.bundle import write_atomically
 from harness import failures, perf_gate, sharding
+from harness.board import pytest_board
 from harness.failures import CaseFailure
 from harness.cases import FEATURES, OpEntry, Variant
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
@@ -76,6 +77,7 @@ def pytest_addoption(parser):
     tune.addoption("--tune-tiles", type=int, default=8, help="candidate tilings per method")
     tune.addoption("--tune-cores", default=None, help="comma-separated core counts (default: the target's maximum)")
     tune.addoption("--tune-dtype", default="fp32", choices=("fp32", "fp16", "bf16"))
+    pytest_board.add_options(parser)
 
 
 def parametrize_variants(entries: list[OpEntry]):
@@ -315,6 +317,8 @@ class PtlPlugin:
                            "builds": self.build_lines(), "shard": self.shard_record,
                            "perf": self._perf_summary(),
                            "library": self.library_digest(),
+                           "quarantined": pytest_board.quarantined(self.target),
+                           "boards": pytest_board.summary(self.target),
                            "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
             if self.shard_record:   # what the merge checks the shard's rows against
                 write_summary({**self.shard_record, "ids": self.shard_ids}, out / sharding.SHARD_FILE)
@@ -379,6 +383,8 @@ class PtlPlugin:
             f"runner invocations {s['runner_invocations']}")
         for line in self.build_lines():
             terminalreporter.write_line(f"ptl build {line}")
+        for line in pytest_board.summary_lines(self.target):
+            terminalreporter.write_line(line)
         for error in sorted(self._db_errors()):
             terminalreporter.write_line(f"ptl warning: {error}; the autotuner will not reuse this run's "
                                         f"measurements", yellow=True)
@@ -415,6 +421,7 @@ class PtlPlugin:
     def pytest_unconfigure(self, config):
         if self._session is not None:
             shutil.rmtree(self._session.workdir, ignore_errors=True)
+        pytest_board.unconfigure(config)
 
 
 def _variant_of(item) -> Variant | None:
@@ -512,6 +519,7 @@ def pytest_configure(config):
     validate_options(config)
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"feature_{name}: a lib_c feature beyond the published API: {meaning}")
+    pytest_board.configure(config)
     config.pluginmanager.register(PtlPlugin(config), "ptl-plugin")
 
 

@@ -28,7 +28,7 @@ class Capabilities:
     fp16_formats: tuple[str, ...]   # which 16-bit formats the target can build: "fp16", "bf16"
     max_cores: int
     counter_unit: str               # "ns", "instructions" or "cycles"
-    payload_delivery: str           # "file", "loader" or "compiled-in"
+    payload_delivery: str           # "file", "loader", "serial" or "compiled-in"
     l1_bytes: int | None = 64 * 1024  # the cluster L1 (TCDM) a case must fit in; None: no limit
 
 

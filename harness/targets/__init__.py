@@ -5,7 +5,8 @@ import importlib
 
 from harness.target import Target
 
-_MODULES = {"host": "harness.targets.host", "qemu": "harness.targets.qemu", "gvsoc": "harness.targets.gvsoc"}
+_MODULES = {"host": "harness.targets.host", "qemu": "harness.targets.qemu", "gvsoc": "harness.targets.gvsoc",
+            "board": "harness.targets.board"}
 
 
 def target_names() -> list[str]:

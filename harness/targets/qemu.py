@@ -89,6 +89,11 @@ def parse_region_counts(text: str) -> list[list[int]]:
     return regions
 
 
+def cpu_option(fp16_format: str) -> str:
+    """QEMU's -cpu for a build: IEEE fp16 builds need Zfh."""
+    return "rv32,d=false" + (",Zfh=true" if fp16_format == "fp16" else "")
+
+
 def _qemu_path(path: Path) -> str:
     return str(path).replace(",", ",,")  # QEMU option syntax doubles commas
 
@@ -192,8 +197,7 @@ class QemuTarget(Target):
         """The counting plugin and the manifest next to the ELF."""
         compile_command([toolchain.HOST_CC, "-shared", "-fPIC", "-O2", "-o", str(outdir / PLUGIN_NAME),
                          str(PLUGIN_SOURCE)])
-        cpu = "rv32,d=false" + (",Zfh=true" if fp16_format == "fp16" else "")
-        (outdir / MANIFEST_NAME).write_text(json.dumps({"cpu": cpu, "fp16_format": fp16_format}))
+        (outdir / MANIFEST_NAME).write_text(json.dumps({"cpu": cpu_option(fp16_format), "fp16_format": fp16_format}))
 
     # ---- run ------------------------------------------------------------------------
 

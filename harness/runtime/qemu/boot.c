@@ -12,6 +12,9 @@
 #include "ptl_platform.h"
 #include "ptl_protocol.h"
 #include "ptl_qemu_hw.h"
+#ifdef PTL_SERIAL_BOARD
+#include "ptl_board_link.h"
+#endif
 
 extern char __ptl_tls_blocks[], __ptl_tls_stride[];
 extern void __libc_init_array(void);
@@ -137,7 +140,11 @@ void ptl_qemu_trap(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval)
 void ptl_qemu_trap(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval)
 {
     if (in_trap[hart]) {
-        /* The report itself trapped: end the run without another word. */
+        /* The report itself trapped: end the run without another word (a
+         * board reboots instead, and its host times out on this run). */
+#ifdef PTL_SERIAL_BOARD
+        ptl_link_reset();
+#endif
         ptl_mmio_write32(PTL_QEMU_TEST_BASE, ((uint32_t)PTL_EXIT_TRAP << 16) | 0x3333u);
         for (;;)
             __asm__ volatile("wfi");

@@ -6,6 +6,11 @@
  * bracketed by marker instructions that the counting plugin
  * (plugin/ptl_insn_count.c) sees. The program never measures itself:
  * ptl_region_elapsed() is 0 and the harness reads the plugin's counts.
+ *
+ * Built with -DPTL_SERIAL_BOARD, the same runtime is the firmware of a
+ * virtual board (harness/runtime/board/qemu_virt_board.c): the payload comes
+ * over the UART, the console goes to a buffer the host reads back, exit
+ * hands that buffer over, and regions measure themselves.
  */
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +47,7 @@ extern const uint8_t ptl_embedded_payload[];
 extern const uint32_t ptl_embedded_payload_len;
 #endif
 
+#ifndef PTL_SERIAL_BOARD
 const uint8_t *ptl_payload(size_t *len, const char **why)
 {
     const uint8_t *payload = (const uint8_t *)(uintptr_t)PTL_QEMU_PAYLOAD_ADDR;
@@ -64,6 +70,7 @@ const uint8_t *ptl_payload(size_t *len, const char **why)
     *len = total;
     return payload;
 }
+#endif
 
 /* ---- Console ----------------------------------------------------------------
  * The NS16550 UART, or semihosting when QEMU runs with -semihosting-config
@@ -93,7 +100,7 @@ void ptl_qemu_console_init(void)
     console_handle = handle;
 }
 
-static void uart_put(char c)
+void ptl_qemu_uart_put(char c)
 {
     while (!(ptl_mmio_read8(PTL_QEMU_UART_BASE + UART_LSR) & UART_LSR_THRE))
         ;
@@ -107,6 +114,9 @@ void ptl_console_unlock(void) { ptl_qemu_lock_release(&ptl_qemu_console_lock); }
 void ptl_console_write(const char *text, size_t len)
 {
     ptl_qemu_lock_acquire(&ptl_qemu_console_lock);
+#ifdef PTL_SERIAL_BOARD
+    ptl_board_output_append(text, len);
+#else
     if (console_handle >= 0) {
         while (len) {
             long args[3] = {console_handle, (long)text, (long)len};
@@ -118,8 +128,9 @@ void ptl_console_write(const char *text, size_t len)
         }
     } else {
         for (size_t i = 0; i < len; i++)
-            uart_put(text[i]);
+            ptl_qemu_uart_put(text[i]);
     }
+#endif
     ptl_qemu_lock_release(&ptl_qemu_console_lock);
 }
 
@@ -175,6 +186,7 @@ FILE *const stderr = &uart_stream;
 
 /* ---- Exit -------------------------------------------------------------------- */
 
+#ifndef PTL_SERIAL_BOARD
 void ptl_exit(int status)
 {
     ptl_qemu_stdout_end_line();
@@ -183,6 +195,8 @@ void ptl_exit(int status)
     for (;;)
         __asm__ volatile("wfi");
 }
+
+#endif
 
 /* picolibc's exit() and abort() end here. */
 void _exit(int status) { ptl_exit(status); }
@@ -193,6 +207,7 @@ void ptl_qemu_fatal(const char *text)
     ptl_exit(3);
 }
 
+#ifndef PTL_SERIAL_BOARD
 /* ---- Measured regions ----------------------------------------------------------
  * noinline keeps the markers where the runner put them; the memory clobber
  * keeps the compiler from moving loads and stores across them. */
@@ -210,3 +225,4 @@ __attribute__((noinline)) void ptl_region_end(uint32_t variant)
 }
 
 uint64_t ptl_region_elapsed(void) { return 0; }
+#endif

@@ -19,6 +19,12 @@
  * all live below PTL_QEMU_PAYLOAD_ADDR (link.ld asserts it). */
 #define PTL_QEMU_PAYLOAD_ADDR 0x86000000
 #define PTL_QEMU_PAYLOAD_MAX 0x01000000
+/* The virtual board's firmware (harness/runtime/board/) receives the payload
+ * over the UART into the lower half of that window and keeps its console
+ * output in the upper half until the host has read it. */
+#define PTL_QEMU_BOARD_PAYLOAD_MAX 0x00800000
+#define PTL_QEMU_BOARD_OUTPUT_ADDR 0x86800000
+#define PTL_QEMU_BOARD_OUTPUT_MAX 0x00800000
 
 /* ---- Harts -------------------------------------------------------------------- */
 /* Harts the runtime serves; extra harts (a larger -smp) park forever. */
@@ -36,6 +42,8 @@
 #define PTL_QEMU_UART_BASE 0x10000000
 #define PTL_QEMU_TEST_BASE 0x00100000
 #define PTL_QEMU_CLINT_MSIP 0x02000000
+#define PTL_QEMU_PLIC_BASE 0x0c000000
+#define PTL_QEMU_UART_IRQ 10
 
 /* ---- Marker instructions for the counting plugin ----------------------------------
  * Each is the HINT `addi x0, x0, ID` in its 32-bit encoding ((ID << 20) | 0x13);

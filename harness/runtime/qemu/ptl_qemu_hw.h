@@ -6,6 +6,7 @@
 #ifndef PTL_QEMU_HW_H
 #define PTL_QEMU_HW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ptl_qemu.h"
@@ -38,6 +39,16 @@ static inline void ptl_mmio_write8(uintptr_t addr, uint8_t value)
                      :
                      : "r"(value), "r"(addr)
                      : "memory");
+}
+
+static inline uint32_t ptl_mmio_read32(uintptr_t addr)
+{
+    uint32_t value;
+    __asm__ volatile("lw %0, 0(%1)\n" PTL_QEMU_MARK_ASM(PTL_QEMU_MARK_SPLIT)
+                     : "=r"(value)
+                     : "r"(addr)
+                     : "memory");
+    return value;
 }
 
 static inline uint8_t ptl_mmio_read8(uintptr_t addr)
@@ -100,6 +111,11 @@ extern volatile uint32_t ptl_qemu_harts_online;
 
 /* The loop of harts 1..7: wait for a fork, run the share, report, sleep. */
 void ptl_qemu_team_worker(uint32_t hart) __attribute__((noreturn));
+/* Writes one byte to the UART, waiting for room. */
+void ptl_qemu_uart_put(char c);
+/* The virtual board's console: appends to the output buffer the host reads
+ * back after the run (harness/runtime/board/qemu_virt_board.c). */
+void ptl_board_output_append(const char *text, size_t len);
 /* Picks the console: semihosting if QEMU offers it, else the UART. */
 void ptl_qemu_console_init(void);
 /* Flushes the calling hart's buffered printf line, if any; the _end_line

@@ -1,0 +1,268 @@
+"""The board target: the runner firmware on boards reached over serial.
+
+Flash once, run many. The runner is built once per configuration as a
+board firmware (for the virtual board: the QEMU runtime with its payload
+and console on the UART, runtime/board/). Each board of the inventory is
+flashed with it the first time it runs a case of that build, through the
+board's flash command. Every case then goes over the serial link
+(harness/board/link.py): payload in, console output back, all in framed,
+CRC-checked, acknowledged chunks. The records that come back are those of
+every other target, checked the same way.
+
+A board that stops answering is reset through its reset command (or power
+cycled). A failure of the board or its link (transport, timeout, load) is
+retried on another board, up to `attempts` boards; a result that arrived
+whole is never retried, so a numeric failure stays one. A board that fails
+`quarantine_after` times in a row is quarantined for the session
+(harness/board/farm.py).
+
+Configuration comes from the environment, which the pytest options set
+(harness/board/pytest_board.py): PTL_BOARDS (the inventory), PTL_BOARD_STATE
+(the session's state directory), PTL_BOARD_ATTEMPTS, PTL_BOARD_QUARANTINE_AFTER,
+PTL_BOARD_TAGS and PTL_BOARD_ANSWER_TIMEOUT.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from harness import failures
+from harness.board import drivers
+from harness.board.drivers import BoardFault
+from harness.board.farm import BoardFarm, Lease
+from harness.board.inventory import Board, InventoryError, load
+from harness.board.link import BoardLink, LinkBroken, LinkError, LinkTimeout, PayloadTooBig
+from harness.build_units import build_runner
+from harness.failures import CaseFailure
+from harness.payload import payload_crc
+from harness.protocol import TransportError, decode_records
+from harness.target import RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target
+from harness.targets import qemu
+
+BOARD_RUNTIME = RUNTIME_DIR / "board"
+VIRTUAL_SOURCES = [BOARD_RUNTIME / "board_link.c", BOARD_RUNTIME / "qemu_virt_board.c"]
+BOARD_FLAGS = ["-DPTL_SERIAL_BOARD", f"-I{BOARD_RUNTIME}"]
+PING_TRIES = 3          # answers missed before the board counts as hung and is reset
+BOOT_TRIES = 15         # answers awaited after a reset
+
+
+class BoardTarget(Target):
+    name = "board"
+
+    def __init__(self, inventory: Path | None = None, state_dir: Path | None = None, attempts: int | None = None,
+                 quarantine_after: int | None = None, tags: list[str] | None = None):
+        env = os.environ
+        self.inventory_path = inventory or env.get("PTL_BOARDS")
+        self.attempts = attempts or int(env.get("PTL_BOARD_ATTEMPTS", 3))
+        self.answer_timeout = float(env.get("PTL_BOARD_ANSWER_TIMEOUT", 1.0))
+        tags = tags if tags is not None else [t for t in env.get("PTL_BOARD_TAGS", "").split(",") if t]
+        self.qemu = qemu.QemuTarget()
+        self.problem: str | None = None
+        self.boards: list[Board] = []
+        self.platform = "qemu-virt"
+        self._identities: dict[Path, str] = {}
+        if not self.inventory_path:
+            self.problem = "no board inventory: give --boards FILE.toml (or PTL_BOARDS); see the README's Board farm"
+        else:
+            try:
+                inventory = load(Path(self.inventory_path))
+                self.boards = inventory.select(tags)
+                if inventory.labgrid is not None and not inventory.boards:
+                    self.problem = (f"{self.inventory_path} takes its boards from labgrid: run it through pytest "
+                                    f"(--boards), which reserves and acquires the places first")
+                elif not self.boards:
+                    self.problem = f"{self.inventory_path}: no board has all the tags {tags}"
+            except InventoryError as exc:
+                self.problem = str(exc)
+        platforms = sorted({b.platform for b in self.boards})
+        if len(platforms) > 1:
+            self.problem = (f"{self.inventory_path}: boards of several platforms ({', '.join(platforms)}); one run "
+                            f"uses one firmware: select boards with --board-tags")
+        elif platforms:
+            self.platform = platforms[0]
+        unit = self.boards[0].counter_unit if self.boards else "cycles"
+        formats = self.qemu.capabilities.fp16_formats if self.platform == "qemu-virt" else ("fp16",)
+        self.capabilities = Capabilities(
+            fp16_formats=formats, max_cores=min((b.max_cores for b in self.boards), default=8),
+            counter_unit=unit, payload_delivery="serial",
+            l1_bytes=min((b.l1_bytes for b in self.boards), default=64 * 1024))
+        self._farm: BoardFarm | None = None
+        self._quarantine_after = quarantine_after or int(env.get("PTL_BOARD_QUARANTINE_AFTER", 3))
+        self._state_dir = state_dir or env.get("PTL_BOARD_STATE")
+
+    @property
+    def farm(self) -> BoardFarm:
+        if self._farm is None:
+            state = self._state_dir or tempfile.mkdtemp(prefix="ptl-board-state-")
+            self._farm = BoardFarm(self.boards, Path(state), quarantine_after=self._quarantine_after)
+        return self._farm
+
+    # ---- what it needs -----------------------------------------------------------
+
+    def unavailable_reason(self) -> str | None:
+        if self.problem:
+            return self.problem
+        if self.platform == "qemu-virt" and self.qemu.unavailable_reason():
+            return self.qemu.unavailable_reason()
+        missing = [f"board {b.name}: field {m}" for b in self.boards for m in b.missing_tools()]
+        if missing:
+            return "missing commands: " + "; ".join(missing)
+        return None
+
+    # ---- build ----------------------------------------------------------------------
+
+    def build_material(self, config: BuildConfig) -> dict:
+        return {**self.qemu.build_material(config), "target": self.name, "platform": self.platform,
+                "board_flags": BOARD_FLAGS}
+
+    def source_roots(self, config: BuildConfig) -> list[Path]:
+        return [*self.qemu.source_roots(config), BOARD_RUNTIME]
+
+    def build(self, config: BuildConfig, outdir: Path):
+        if self.platform != "qemu-virt":
+            raise BuildError(f"this checkout builds board firmware for the virtual board (qemu-virt) only; a "
+                             f"{self.platform} firmware needs the runner's board link (runtime/board/board_link.c) "
+                             f"on the SDK's UART, built with the PULP-SDK")
+        if config.sanitize:
+            raise BuildError("sanitizers exist on the host target only; drop --sanitize or use --target host")
+        self.qemu._check_format(config.fp16_format)
+        core = [p for p in qemu.runtime_sources() if p.suffix == ".c"] + VIRTUAL_SOURCES
+        report = build_runner(self.qemu.toolchain(config.fp16_format, BOARD_FLAGS), config.library, core,
+                              outdir / qemu.ELF_NAME, outdir / "obj")
+        self.qemu._finish(config.fp16_format, outdir)   # the manifest says which -cpu the firmware needs
+        return report
+
+    # ---- run ------------------------------------------------------------------------
+
+    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
+        if payload is None:
+            raise CaseFailure(failures.LOAD, "the board target streams each payload; it runs no compiled-in payload")
+        if self.problem:
+            raise CaseFailure(failures.LOAD, self.problem)
+        firmware = Path(artefact) / qemu.ELF_NAME
+        identity = self._identity(firmware)
+        faults: list[BoardFault] = []
+        notes: list[str] = []
+        avoid: set[str] = set()
+        for attempt in range(1, self.attempts + 1):
+            with self.farm.lease(avoid, prefer=identity) as lease:
+                try:
+                    raw = self._attempt(lease, firmware, identity, payload, timeout)
+                except BoardFault as fault:
+                    faults.append(fault)
+                    notes.append(f"attempt {attempt} on board {lease.board.name}: [{fault.kind}] {fault.message}")
+                    if lease.failed(fault.kind, fault.message):
+                        notes.append(f"board {lease.board.name} is quarantined for this session "
+                                     f"({self.farm.quarantine_after} failures in a row)")
+                    avoid.add(lease.board.name)
+                    continue
+                lease.succeeded()
+            if notes:
+                raw.stderr += ("ptl board: retried after a board fault:\n  " + "\n  ".join(notes) + "\n").encode()
+            return raw
+        raise CaseFailure(faults[-1].kind, f"failed on {len(faults)} board attempt(s):\n  " + "\n  ".join(notes))
+
+    def _identity(self, firmware: Path) -> str:
+        if firmware not in self._identities:
+            try:
+                self._identities[firmware] = hashlib.sha256(firmware.read_bytes()).hexdigest()[:16]
+            except OSError as exc:
+                raise CaseFailure(failures.LOAD, f"cannot read the firmware {firmware}: {exc.strerror}") from None
+        return self._identities[firmware]
+
+    def _attempt(self, lease: Lease, firmware: Path, identity: str, payload: bytes, timeout: float) -> RawRun:
+        board = lease.board
+        if lease.flashed != identity:
+            lease.flashed = None        # a flash that fails half way leaves nothing known
+            drivers.run_command(board, "flash", firmware=firmware)
+            lease.flashed = identity
+            lease.note("flash", firmware=identity)
+        start = time.monotonic()
+        port = drivers.open_console(board)
+        link = BoardLink(port, answer_timeout=self.answer_timeout)
+        try:
+            port = self._wake(lease, port, link)
+            link.port = port
+            try:
+                link.send_payload(payload)
+            except PayloadTooBig as exc:
+                raise CaseFailure(failures.NOT_FIT, f"board {board.name}: {exc}") from None
+            try:
+                finished = link.wait_finished(timeout)
+            except LinkTimeout:
+                self._reset(lease, f"no result within {timeout:g} s")
+                raise BoardFault(failures.TIMEOUT, f"board {board.name}: no result within {timeout:g} s "
+                                                   f"(the board was reset)") from None
+            output = link.fetch_output(finished)
+            link.done()
+        except LinkTimeout as exc:
+            raise BoardFault(failures.TIMEOUT, f"board {board.name} stopped answering: {exc}") from None
+        except LinkBroken as exc:
+            raise BoardFault(failures.TRANSPORT, f"board {board.name}: {exc}") from None
+        except LinkError as exc:
+            raise BoardFault(failures.TRANSPORT, f"board {board.name}: {exc}") from None
+        finally:
+            _close(link.port)
+        lease.note("run", pid=os.getpid(), crc=payload_crc(payload), resends=link.stats.resends,
+                   damaged=link.stats.damaged, timeouts=link.stats.timeouts)
+        if finished.overflowed:
+            raise CaseFailure(failures.NOT_FIT, f"board {board.name}: the case's console output overflowed the "
+                                                f"firmware's output buffer ({len(output)} bytes kept)")
+        try:   # only output that answers this payload counts; anything else is the board's fault
+            decode_records(output, payload_crc(payload))
+        except TransportError as exc:
+            raise BoardFault(failures.TRANSPORT, f"board {board.name}: its records do not check: {exc}") from None
+        return RawRun(output, b"", finished.status, seconds=time.monotonic() - start)
+
+    def _wake(self, lease: Lease, port, link: BoardLink):
+        """PING until READY; a board that does not answer is reset (or power
+        cycled) and given time to boot. Returns the port, reopened if the
+        reset closed it."""
+        link.attempts = PING_TRIES
+        try:
+            link.ping()
+            return port
+        except LinkTimeout:
+            pass
+        except LinkBroken as exc:
+            raise BoardFault(failures.TRANSPORT, f"board {lease.board.name}: {exc}") from None
+        self._reset(lease, f"no answer to {PING_TRIES} pings")
+        _close(port)
+        port = drivers.open_console(lease.board)
+        link.port = port
+        link.reader.port = port
+        link.reader.pending.clear()
+        link.attempts = BOOT_TRIES
+        try:
+            link.ping()
+        except LinkTimeout:
+            raise BoardFault(failures.TIMEOUT, f"board {lease.board.name} stopped answering, and a reset did "
+                                               f"not bring it back") from None
+        finally:
+            link.attempts = 20
+        return port
+
+    def _reset(self, lease: Lease, why: str) -> None:
+        board = lease.board
+        lease.note("reset", why=why)
+        if board.reset:
+            drivers.run_command(board, "reset")
+        elif board.power:
+            drivers.run_command(board, "power", state="off")
+            drivers.run_command(board, "power", state="on")
+        else:
+            raise BoardFault(failures.TIMEOUT, f"board {board.name} stopped answering ({why}) and has neither a "
+                                               f"reset nor a power command in the inventory")
+
+
+def _close(port) -> None:
+    try:
+        port.close()
+    except Exception:   # a port that died may fail to close; it is gone either way
+        pass
+
+
+TARGET_CLASS = BoardTarget
