@@ -182,13 +182,16 @@ def parse_board(path: Path, name: str, table, extra_placeholders: set[str] = fro
 
 def _check_placeholders(path: Path, board: str, which: str, arg: str, allowed: set[str]) -> None:
     try:
-        names = [f for _, f, _, _ in string.Formatter().parse(arg) if f is not None]
+        names = [(f, spec) for _, f, spec, _ in string.Formatter().parse(arg) if f is not None]
     except ValueError as exc:
         raise _problem(path, board, which, f"bad placeholder in {arg!r}: {exc} (write {{{{ for a brace)") from None
-    for placeholder in names:
-        if placeholder.startswith("tag:") and "tag:*" in allowed:
-            continue
-        if placeholder not in allowed:
+    for placeholder, spec in names:
+        if placeholder == "tag" and spec and "tag:*" in allowed:
+            continue   # {tag:KEY}: a labgrid place's tag
+        if placeholder == "tag":
+            raise _problem(path, board, which, f"{{tag:...}} in {arg!r} names a labgrid place's tag; it belongs "
+                                               f"in [labgrid.board] only")
+        if placeholder not in allowed or spec:
             raise _problem(path, board, which, f"unknown placeholder {{{placeholder}}} in {arg!r}; "
                                                f"known: {', '.join('{' + p + '}' for p in sorted(allowed))}")
 

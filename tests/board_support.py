@@ -1,0 +1,118 @@
+"""Shared pieces of the board-farm tests: virtual boards, a session on them,
+small cases, suite runs in a subprocess, and a labgrid lab on the loopback."""
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from harness.board.inventory import write
+from harness.board.virtual import free_port, wait_listening
+from harness.session import Session
+from harness.target import DEFAULT_LIBRARY
+from harness.targets.board import BoardTarget
+from suite.catalogue import linalg
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / ".cache" / "ptl"       # shared with the other tests and runs: the firmware builds once
+# 20 variants in 10 cases of one build (fp32): linear FW through the naive and the 4x4 kernel.
+SUITE_SLICE = "linear and fp32 and fw and c8 and (mm-c8 or mm_unroll_4x4)"
+BIN = Path(sys.executable).parent
+
+
+def board_session(inventory: Path, tmp_path: Path, library: Path = DEFAULT_LIBRARY, **options) -> Session:
+    target = BoardTarget(inventory=inventory, state_dir=tmp_path / "state", **options)
+    return Session(target, library, CACHE, timeout=60)
+
+
+def inventory_of(farm, path: Path, boards=None) -> Path:
+    write(boards if boards is not None else farm.inventory(), path)
+    return path
+
+
+def small_cases(count: int, cores: tuple[int, ...] = (1, 8)) -> list[tuple]:
+    """(case, variants) of the smallest fp32 linear FW cases, naive kernel only."""
+    cases: dict = {}
+    for v in linalg.LINEAR.variants():
+        c = v.case
+        if c.dtype == "fp32" and c.step == "fw" and v.kernel_name == "mm" and v.cores in cores:
+            cases.setdefault(c, []).append(v)
+    ordered = sorted(cases, key=lambda c: sum(c.footprint.values()))
+    return [(c, cases[c]) for c in ordered[:count]]
+
+
+def run_all(session: Session, cases) -> dict:
+    results = {}
+    for case, variants in cases:
+        results.update(session.results_for(case, variants))
+    return results
+
+
+def failures_of(results: dict) -> list[str]:
+    return [f"{v.id}: {r.failure}" for v, r in results.items() if not r.passed]
+
+
+def suite_run(tmp_path: Path, inventory: Path, *extra: str, select: str = SUITE_SLICE,
+              timeout: float = 600) -> tuple[subprocess.CompletedProcess, dict, list[dict]]:
+    """pytest on suite/test_linalg.py against the board target; returns the
+    process, summary.json and the CSV rows."""
+    reports = tmp_path / "reports"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PTL_BOARD"))}
+    env["PYTHONPATH"] = str(ROOT)
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_linalg.py"), "-q",
+                             "-p", "no:randomly", "-k", select, "--target", "board", "--boards", str(inventory),
+                             "--ptl-cache", str(CACHE), "--reports-dir", str(reports), *extra],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    summary = json.loads((reports / "summary.json").read_text()) if (reports / "summary.json").exists() else {}
+    rows = list(csv.DictReader(open(reports / "results.csv"))) if (reports / "results.csv").exists() else []
+    return result, summary, rows
+
+
+@contextlib.contextmanager
+def labgrid_lab(farm, workdir: Path, tags: dict[str, str]):
+    """A labgrid-coordinator and a labgrid-exporter on the loopback, the
+    farm's boards exported (pty consoles) and made places with `tags`.
+    Yields the coordinator's address."""
+    from harness.board.labgrid_places import exporter_config, place_commands
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    processes = []
+    try:
+        processes.append(subprocess.Popen([str(BIN / "labgrid-coordinator"), "-l", address], cwd=workdir,
+                                          stdout=open(workdir / "coordinator.log", "w"), stderr=subprocess.STDOUT,
+                                          start_new_session=True))
+        assert wait_listening(port, 30, processes[0]), (workdir / "coordinator.log").read_text()
+        (workdir / "exporter.yaml").write_text(exporter_config(farm.boards))
+        processes.append(subprocess.Popen([str(BIN / "labgrid-exporter"), "-c", address, "-n", "ptl-lab",
+                                           "--hostname", "127.0.0.1", str(workdir / "exporter.yaml")], cwd=workdir,
+                                          stdout=open(workdir / "exporter.log", "w"), stderr=subprocess.STDOUT,
+                                          start_new_session=True))
+        deadline = time.monotonic() + 30
+        while not all(f"ptl-lab/{b.name}/NetworkSerialPort" in lab_client(address, "resources")
+                      for b in farm.boards):
+            assert time.monotonic() < deadline, (workdir / "exporter.log").read_text()
+            time.sleep(0.2)
+        for args in place_commands(farm.boards, "ptl-lab", farm.control_address, tags):
+            lab_client(address, *args)
+        yield address
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def lab_client(address: str, *args: str) -> str:
+    result = subprocess.run([str(BIN / "labgrid-client"), "-x", address, *args], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, f"labgrid-client {' '.join(args)}: {result.stderr}"
+    return result.stdout
