@@ -3,6 +3,9 @@ on the loopback export two virtual boards (their ptys, through the ser2net
 the exporter starts), the harness reserves and acquires the places by tag,
 runs cases on their RFC 2217 ports, and releases the places at the end."""
 import json
+import shutil
+
+import pytest
 
 from harness.board.labgrid_places import VIRTUAL_PLACE_BOARD
 from harness.board.virtual import VirtualFarm
@@ -15,6 +18,8 @@ def labgrid_inventory(path, coordinator: str, places: int) -> None:
                     f'reserve = {{ farm = "ptl-test" }}\n\n[labgrid.board]\n{board}\n')
 
 
+@pytest.mark.skipif(shutil.which("ser2net") is None, reason="the labgrid exporter needs ser2net (Debian package "
+                                                            "ser2net; .ci/run installs it)")
 def test_cases_run_on_reserved_labgrid_places_which_are_released_afterwards(tmp_path):
     with VirtualFarm(2, "pty", tmp_path / "boards") as farm, \
             labgrid_lab(farm, tmp_path / "lab", {"farm": "ptl-test"}) as coordinator:

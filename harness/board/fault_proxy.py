@@ -156,6 +156,9 @@ class FaultProxy:
                 client, _ = self.listener.accept()
             except OSError:
                 return
+            if self.stopped:
+                client.close()
+                return
             try:
                 board = socket.create_connection(self.upstream, timeout=5)
                 board.settimeout(None)
@@ -200,10 +203,11 @@ class FaultProxy:
 
     def stop(self) -> None:
         self.stopped = True
-        try:
-            self.listener.close()
+        try:   # shutdown wakes the accept() blocked in _accept; close alone would not, on Linux
+            self.listener.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        self.listener.close()
         with self.lock:
             for sock in self.connections:
                 try:

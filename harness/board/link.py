@@ -18,6 +18,7 @@ import select
 import struct
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -214,20 +215,23 @@ class BoardLink:
         except Exception as exc:
             raise LinkBroken(f"writing to the serial port failed: {exc}") from None
 
-    def request(self, kind: int, arg: int = 0, data: bytes = b"", answers: tuple[int, ...] = ()) -> Frame:
+    def request(self, kind: int, arg: int = 0, data: bytes | Callable[[], bytes] = b"",
+                answers: tuple[int, ...] = ()) -> Frame:
         """Sends a request until an answer of one of `answers` (or an ACK)
         with its sequence number comes back. A NAK other than 'damaged
-        frame' is returned to the caller, who knows what it means."""
+        frame' is returned to the caller, who knows what it means. `data`
+        may be a function, called for every try: a chunk made anew after a
+        damaged try is shorter (self.chunk halves), where the same long
+        frame would fail again on a noisy cable."""
         k = self.k
         seq, self.seq = self.seq, self.seq + 1
-        frame = encode_frame(kind, seq, arg, data)
         wanted = answers or (k["ACK"],)
         self.stats.requests += 1
         for attempt in range(self.attempts):
             if attempt:
                 self.stats.resends += 1
                 self.chunk = max(self.MIN_CHUNK, self.chunk // 2)
-            self._write(frame)
+            self._write(encode_frame(kind, seq, arg, data() if callable(data) else data))
             deadline = time.monotonic() + self.answer_timeout
             while True:
                 got = self.reader.next(deadline)
@@ -262,11 +266,15 @@ class BoardLink:
             raise LinkError(f"the board refused the payload's start (reason {answer.arg})")
         offset = 0
         while offset < len(payload):
-            part = payload[offset:offset + self.chunk]
+            sizes = []      # of each try's chunk; the last one got through
+
+            def part() -> bytes:
+                sizes.append(min(self.chunk, len(payload) - offset))
+                return payload[offset:offset + sizes[-1]]
             answer = self.request(k["DATA"], offset, part)
             if answer.kind == k["NAK"]:
                 raise LinkError(f"the board refused the chunk at {offset} (reason {answer.arg})")
-            offset += len(part)
+            offset += sizes[-1]
         answer = self.request(k["GO"])
         if answer.kind == k["NAK"]:
             raise LinkError(f"the board refused to run the payload (reason {answer.arg}: "
@@ -299,12 +307,16 @@ class BoardLink:
         k = self.k
         out = bytearray()
         while len(out) < finished.length:
-            want = min(self.chunk, finished.length - len(out))
-            answer = self.request(k["QUERY"], len(out), struct.pack("<I", want), answers=(k["OUTPUT"],))
+            wants = []      # of each try; the last one's answer came back whole
+
+            def want() -> bytes:
+                wants.append(min(self.chunk, finished.length - len(out)))
+                return struct.pack("<I", wants[-1])
+            answer = self.request(k["QUERY"], len(out), want, answers=(k["OUTPUT"],))
             if answer.kind != k["OUTPUT"] or answer.arg != len(out) or not answer.data:
                 raise LinkError(f"the board answered the output request at {len(out)} with "
                                 f"{chr(answer.kind)!r} (arg {answer.arg})")
-            out += answer.data[:want]
+            out += answer.data[:wants[-1]]
         if zlib.crc32(bytes(out)) != finished.crc:
             raise LinkError("the output read back does not match the board's CRC of it")
         return bytes(out)

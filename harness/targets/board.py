@@ -220,7 +220,14 @@ class BoardTarget(Target):
     def _wake(self, lease: Lease, port, link: BoardLink):
         """PING until READY; a board that does not answer is reset (or power
         cycled) and given time to boot. Returns the port, reopened if the
-        reset closed it."""
+        reset closed it. The link's own number of tries holds again after."""
+        tries = link.attempts
+        try:
+            return self._wake_with(lease, port, link)
+        finally:
+            link.attempts = tries
+
+    def _wake_with(self, lease: Lease, port, link: BoardLink):
         link.attempts = PING_TRIES
         try:
             link.ping()
@@ -241,8 +248,6 @@ class BoardTarget(Target):
         except LinkTimeout:
             raise BoardFault(failures.TIMEOUT, f"board {lease.board.name} stopped answering, and a reset did "
                                                f"not bring it back") from None
-        finally:
-            link.attempts = 20
         return port
 
     def _reset(self, lease: Lease, why: str) -> None:

@@ -1,0 +1,108 @@
+"""The board inventory: every mistake is one message naming the file, the
+board and the field, and the board target and the pytest option turn it
+into a usage error without a traceback."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from harness.board.inventory import InventoryError, load, write
+from harness.targets.board import BoardTarget
+
+GOOD = """\
+[boards.gap9-a]
+platform = "gap9"
+serial = "/dev/ttyUSB0"
+baud = 115200
+flash = ["openocd", "-f", "board/gap9.cfg", "-c", "program {firmware} verify reset exit"]
+reset = ["openocd", "-f", "board/gap9.cfg", "-c", "init; reset run; exit"]
+power = ["usbrelay", "gap9-a={state}"]
+max_cores = 8
+l1_bytes = 131072
+tags = ["gap9", "nightly"]
+"""
+
+
+def inventory(tmp_path, text: str):
+    path = tmp_path / "boards.toml"
+    path.write_text(text)
+    return path
+
+
+def edited(old: str, new: str) -> str:
+    assert old in GOOD
+    return GOOD.replace(old, new)
+
+
+def test_a_good_inventory_reads_back_and_writes_the_same_boards(tmp_path):
+    boards = load(inventory(tmp_path, GOOD)).boards
+    assert [(b.name, b.platform, b.serial, b.max_cores, b.tags) for b in boards] == \
+        [("gap9-a", "gap9", "/dev/ttyUSB0", 8, ("gap9", "nightly"))]
+    assert boards[0].command("flash", firmware="/x/runner.elf")[-1] == "program /x/runner.elf verify reset exit"
+    assert boards[0].command("power", state="off") == ["usbrelay", "gap9-a=off"]
+    again = tmp_path / "again.toml"
+    write(boards, again)
+    assert load(again).boards == boards
+
+
+@pytest.mark.parametrize("text, field, words", [
+    (edited('serial = "/dev/ttyUSB0"\n', ""), "serial", "missing"),
+    (edited('"/dev/ttyUSB0"', '"http://farm:4000"'), "serial", "neither a device"),
+    (edited('platform = "gap9"', 'platform = "gap10"'), "platform", "not one of"),
+    (edited('flash = ["openocd", "-f", "board/gap9.cfg", "-c", "program {firmware} verify reset exit"]',
+            'flash = "openocd -f board/gap9.cfg"'), "flash", "expected list"),
+    (edited("{firmware}", "{elf}"), "flash", "unknown placeholder {elf}"),
+    (edited('"gap9-a={state}"', '"gap9-a={firmware"'), "power", "bad placeholder"),
+    (edited("max_cores = 8", "max_cores = 9"), "max_cores", "must be 1..8"),
+    (edited("baud = 115200", 'baud = "fast"'), "baud", "expected int"),
+    (edited("tags = [", "colour = 1\ntags = ["), "colour", "unknown field"),
+], ids=["missing-serial", "bad-url", "platform", "shell-string", "placeholder", "brace", "cores", "baud",
+        "unknown-field"])
+def test_each_mistake_names_the_file_the_board_and_the_field(tmp_path, text, field, words):
+    path = inventory(tmp_path, text)
+    with pytest.raises(InventoryError) as raised:
+        load(path)
+    message = str(raised.value)
+    assert message.startswith(f"{path}: board gap9-a: field '{field}': "), message
+    assert words in message, message
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[boards.a\nplatform = 1\n", "board inventory"),
+    ("", "no boards"),
+    ("[farm]\nx = 1\n", "unknown top-level table"),
+    ('[labgrid]\nreserve = {board = "gap9"}\n[labgrid.board]\nplatform = "gap9"\nserial = "/dev/x"\n'
+     'flash = ["x"]\n', "comes from the place's exported serial port"),
+])
+def test_a_malformed_file_is_one_message_naming_it(tmp_path, text, words):
+    path = inventory(tmp_path, text)
+    with pytest.raises(InventoryError) as raised:
+        load(path)
+    assert str(path) in str(raised.value) and words in str(raised.value), raised.value
+
+
+def test_a_missing_command_makes_the_target_unavailable_naming_board_and_field(tmp_path):
+    text = edited('"openocd", "-f", "board/gap9.cfg", "-c", "program', '"ptl-no-such-flasher", "-c", "program')
+    reason = BoardTarget(inventory=inventory(tmp_path, text), state_dir=tmp_path / "state").unavailable_reason()
+    assert reason is not None and "board gap9-a: field flash: ptl-no-such-flasher" in reason, reason
+
+
+def test_the_pytest_option_reports_a_bad_inventory_as_a_usage_error_without_a_traceback(tmp_path):
+    path = inventory(tmp_path, edited('"/dev/ttyUSB0"', '"http://farm:4000"'))
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_act.py", "--collect-only", "-q",
+                             "--target", "board", "--boards", str(path)], capture_output=True, text=True,
+                            timeout=120)
+    output = result.stdout + result.stderr
+    assert result.returncode == 4, output           # pytest's usage error
+    assert "board gap9-a: field 'serial'" in output, output
+    assert "Traceback" not in output, output
+
+
+def test_without_an_inventory_the_board_target_says_how_to_get_one(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_act.py", "--collect-only", "-q",
+                             "--target", "board"], capture_output=True, text=True, timeout=120,
+                            env={k: v for k, v in os.environ.items() if k != "PTL_BOARDS"})
+    output = result.stdout + result.stderr
+    assert result.returncode == 4 and "--boards FILE.toml" in output and "boards serve" in output, output
+    assert "Traceback" not in output, output
