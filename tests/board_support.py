@@ -111,6 +111,16 @@ def labgrid_lab(farm, workdir: Path, tags: dict[str, str]):
                 process.wait()
 
 
+def labgrid_inventory(path: Path, coordinator: str, places: int, reserve: dict[str, str]) -> None:
+    """An inventory that takes `places` places with the tags `reserve` from
+    the coordinator, each a virtual board (VIRTUAL_PLACE_BOARD)."""
+    from harness.board.labgrid_places import VIRTUAL_PLACE_BOARD
+    board = "\n".join(f"{key} = {json.dumps(value)}" for key, value in VIRTUAL_PLACE_BOARD.items())
+    tags = ", ".join(f"{key} = {json.dumps(value)}" for key, value in reserve.items())
+    path.write_text(f'[labgrid]\ncoordinator = "{coordinator}"\nplaces = {places}\n'
+                    f'reserve = {{ {tags} }}\n\n[labgrid.board]\n{board}\n')
+
+
 def lab_client(address: str, *args: str) -> str:
     result = subprocess.run([str(BIN / "labgrid-client"), "-x", address, *args], capture_output=True, text=True,
                             timeout=60)

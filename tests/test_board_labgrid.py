@@ -1,30 +1,28 @@
 """The farm on many machines: a real labgrid-coordinator and labgrid-exporter
 on the loopback export two virtual boards (their ptys, through the ser2net
 the exporter starts), the harness reserves and acquires the places by tag,
-runs cases on their RFC 2217 ports, and releases the places at the end."""
-import json
+runs cases on their RFC 2217 ports, and releases the places at the end, and
+also when the run is interrupted with Ctrl-C."""
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
-from harness.board.labgrid_places import VIRTUAL_PLACE_BOARD
 from harness.board.virtual import VirtualFarm
-from tests.board_support import labgrid_lab, lab_client, suite_run
-
-
-def labgrid_inventory(path, coordinator: str, places: int) -> None:
-    board = "\n".join(f"{key} = {json.dumps(value)}" for key, value in VIRTUAL_PLACE_BOARD.items())
-    path.write_text(f'[labgrid]\ncoordinator = "{coordinator}"\nplaces = {places}\n'
-                    f'reserve = {{ farm = "ptl-test" }}\n\n[labgrid.board]\n{board}\n')
+from tests.board_support import ROOT, lab_client, labgrid_inventory, labgrid_lab, suite_run
 
 
 @pytest.mark.skipif(shutil.which("ser2net") is None, reason="the labgrid exporter needs ser2net (Debian package "
                                                             "ser2net; .ci/run installs it)")
-def test_cases_run_on_reserved_labgrid_places_which_are_released_afterwards(tmp_path):
+def test_cases_run_on_reserved_labgrid_places_which_are_released_afterwards_and_on_ctrl_c(tmp_path):
     with VirtualFarm(2, "pty", tmp_path / "boards") as farm, \
             labgrid_lab(farm, tmp_path / "lab", {"farm": "ptl-test"}) as coordinator:
         inventory = tmp_path / "labgrid.toml"
-        labgrid_inventory(inventory, coordinator, places=2)
+        labgrid_inventory(inventory, coordinator, places=2, reserve={"farm": "ptl-test"})
         result, summary, rows = suite_run(tmp_path, inventory, "-n", "2")
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
         assert summary["outcomes"] == {"passed": 20}
@@ -37,3 +35,24 @@ def test_cases_run_on_reserved_labgrid_places_which_are_released_afterwards(tmp_
         assert len(who) == 1, f"places still acquired after the run:\n{who}"   # the header line only
         places = lab_client(coordinator, "places", "--acquired").strip()
         assert places == "", places
+
+        # Ctrl-C in the middle of a run releases the places too.
+        reports = tmp_path / "interrupted"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PTL_BOARD"))}
+        run = subprocess.Popen([sys.executable, "-m", "pytest", "suite/test_linalg.py", "-q", "-p", "no:randomly",
+                                "-k", "matmul and fp32", "--target", "board", "--boards", str(inventory),
+                                "--reports-dir", str(reports)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while len(lab_client(coordinator, "places", "--acquired").split()) < 2:
+                assert run.poll() is None and time.monotonic() < deadline, "the run never acquired the places"
+                time.sleep(0.3)
+            time.sleep(2)                              # cases are running now
+            run.send_signal(signal.SIGINT)
+            output, _ = run.communicate(timeout=60)
+        finally:
+            run.kill()
+        assert run.returncode == 2, output[-3000:]      # pytest's "interrupted"
+        places = lab_client(coordinator, "places", "--acquired").strip()
+        assert places == "", f"places still acquired after Ctrl-C:\n{places}\n{output[-2000:]}"

@@ -160,17 +160,22 @@ class BoardFarm:
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
     def summary(self) -> dict:
-        """Per board: runs, failures, resends, resets, flashes, and quarantine."""
-        out = {b.name: {"runs": 0, "failures": 0, "resends": 0, "resets": 0, "flashes": 0} for b in self.boards}
+        """Per board: runs, failures (and their classes), resends, resets,
+        flashes, and quarantine."""
+        def empty() -> dict:
+            return {"runs": 0, "failures": 0, "resends": 0, "resets": 0, "flashes": 0, "failure_classes": {}}
+        out = {b.name: empty() for b in self.boards}
         for entry in self.ledger():
-            counts = out.setdefault(entry["board"], {"runs": 0, "failures": 0, "resends": 0, "resets": 0,
-                                                     "flashes": 0})
+            counts = out.setdefault(entry["board"], empty())
             event = entry["event"]
             if event == "run":
                 counts["runs"] += 1
                 counts["resends"] += entry.get("resends", 0)
             elif event in ("failure", "reset", "flash"):
                 counts[{"failure": "failures", "reset": "resets", "flash": "flashes"}[event]] += 1
+            if event == "failure":
+                classes = counts["failure_classes"]
+                classes[entry["kind"]] = classes.get(entry["kind"], 0) + 1
         for name, why in self.quarantined().items():
             out[name]["quarantined"] = why
         return out

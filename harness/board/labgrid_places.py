@@ -80,10 +80,10 @@ class LabgridPlaces:
                     raise LabgridError(f"reserve answered without a token: {out.strip()!r}")
                 token = match.group(1)
                 place = self._allocated(token)
+                self.held.append((place, token))   # first: an acquire cut short by Ctrl-C is released too
                 self.client("acquire", place=place)
-                self.held.append((place, token))
                 boards.append(self.board_of(place))
-        except LabgridError:
+        except BaseException:                      # LabgridError, and KeyboardInterrupt half way
             self.release()
             raise
         return boards

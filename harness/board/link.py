@@ -276,9 +276,14 @@ class BoardLink:
                 raise LinkError(f"the board refused the chunk at {offset} (reason {answer.arg})")
             offset += sizes[-1]
         answer = self.request(k["GO"])
+        if answer.kind == k["NAK"] and answer.arg == k["NAK_STATE"]:
+            # An earlier try of this GO got through and its ACK was lost: the
+            # board left the receiving state, which only a GO with the
+            # payload's CRC does, and runs (or has run) this payload.
+            return
         if answer.kind == k["NAK"]:
-            raise LinkError(f"the board refused to run the payload (reason {answer.arg}: "
-                            f"{'incomplete' if answer.arg == k['NAK_MISSING'] else 'CRC mismatch'})")
+            reason = {k["NAK_MISSING"]: "incomplete", k["NAK_CRC"]: "CRC mismatch"}.get(answer.arg, "unexpected")
+            raise LinkError(f"the board refused to run the payload (reason {answer.arg}: {reason})")
 
     def wait_finished(self, timeout: float, poll: float = 1.0) -> Finished:
         """Waits for the run's FINISHED notice; asks again every `poll`
