@@ -90,3 +90,69 @@ def edge_inputs(inputs: dict[str, np.ndarray], pattern: str, fmt: NumberFormat) 
     if "y" in inputs:
         out["y"] = fmt.round(_softmax(x))
     return out
+
+
+# ---- the softmax parts (FP32 per-core bodies) ----
+
+def part_inputs(inputs: dict[str, np.ndarray], fmt: NumberFormat) -> dict[str, np.ndarray]:
+    """Operands the parts need beyond uniform values: m (row_max's running
+    maxima) above the row's maximum in every other row, so that both the old
+    value and the row's must be able to win; a divisor and a scale far from
+    0 (coeff); s as the row sums of a * b where sm_bw_op_2 reads it."""
+    out = dict(inputs)
+    if "m" in inputs:
+        x = inputs["x"].reshape(len(inputs["m"]), -1)
+        lift = np.where(np.arange(len(inputs["m"])) % 2 == 0, 0.25, -2.0)
+        out["m"] = fmt.round(x.max(axis=1) + lift)
+    if "coeff" in inputs:
+        out["coeff"] = fmt.round(np.array([-2.75 + inputs["coeff"][0]]))   # in [-3.75, -1.75)
+    if "s" in inputs and "a" in inputs:
+        a, b = (inputs[k].reshape(len(inputs["s"]), -1) for k in ("a", "b"))
+        out["s"] = fmt.round((a * b).sum(axis=1))
+    if "s" in inputs and "x" in inputs:
+        out["s"] = fmt.round(inputs["s"] + np.sign(inputs["s"]) * 0.5 + (inputs["s"] == 0))   # |s| >= 0.5
+    return out
+
+
+def row_max(inputs: dict[str, np.ndarray]) -> dict[str, Reference]:
+    """maxes[i] = max(m[i], max of row i): exact."""
+    m = inputs["m"]
+    value = np.maximum(m, inputs["x"].reshape(len(m), -1).max(axis=1))
+    return {"maxes": Reference(value, np.abs(value), 0)}
+
+
+def row_div(inputs: dict[str, np.ndarray]) -> dict[str, Reference]:
+    """One rounded quotient per element."""
+    s = inputs["s"]
+    value = (inputs["x"].reshape(len(s), -1) / s[:, None]).ravel()
+    return {"y": Reference(value, np.abs(value), 1)}
+
+
+def scaled(inputs: dict[str, np.ndarray], divide: bool) -> dict[str, Reference]:
+    """x / n or x * scalar: one rounding."""
+    c = inputs["coeff"][0]
+    value = inputs["x"] / c if divide else inputs["x"] * c
+    return {"y": Reference(value, np.abs(value), 1)}
+
+
+def sm_bw_op_1(inputs: dict[str, np.ndarray], rows: int) -> dict[str, Reference]:
+    """S[i] = sum_j a b in index order: each term is rounded by its product
+    and at most W - 1 sums (W roundings; fewer where they fuse into FMAs)."""
+    a, b = (inputs[k].reshape(rows, -1) for k in ("a", "b"))
+    return {"s": Reference((a * b).sum(axis=1), np.abs(a * b).sum(axis=1), a.shape[1])}
+
+
+def sm_bw_op_2(inputs: dict[str, np.ndarray]) -> dict[str, Reference]:
+    """(a - S[i]) b: a difference and a product."""
+    s = inputs["s"]
+    a, b = (inputs[k].reshape(len(s), -1) for k in ("a", "b"))
+    value = ((a - s[:, None]) * b).ravel()
+    magnitude = ((np.abs(a) + np.abs(s)[:, None]) * np.abs(b)).ravel()
+    return {"y": Reference(value, magnitude, 2)}
+
+
+def mm_bias_add(inputs: dict[str, np.ndarray], rows: int, per_row: bool) -> dict[str, Reference]:
+    """mat[i][j] + bias[i] (per_row) or bias[j]: one rounding."""
+    x, bias = inputs["x"].reshape(rows, -1), inputs["bias"]
+    added = bias[:, None] if per_row else bias[None, :]
+    return {"y": Reference((x + added).ravel(), (np.abs(x) + np.abs(added)).ravel(), 1)}

@@ -394,6 +394,18 @@ MUTATIONS = [
              "conv_pw-fp32-ig-Ci32xCo64xH8xW8-HWC0-mm_M-c8",
              # the cores that run first multiply rows the others have not transposed yet
              team_order="reverse"),
+    Mutation("row_max_forgets_the_running_maxima",
+             "sources/pulp_softmax_parts_fp32.c",
+             "        float m = a->maxes[i];",
+             "        float m = -3.4028235e38f;",
+             "row_max-fp32-fw-H9xW17",
+             "row_max-fp32-fw-H9xW17-direct-c3"),
+    Mutation("bias_add_transposed_reads_the_other_axis",
+             "sources/pulp_softmax_parts_fp32.c",
+             "a->t ? a->bias[i] : a->bias[j];",
+             "a->t ? a->bias[j % a->H] : a->bias[i];",
+             "mm_bias_add_transposed-fp32-fw-H7xW16",
+             "mm_bias_add_transposed-fp32-fw-H7xW16-t0-direct-c8"),
 ]
 
 

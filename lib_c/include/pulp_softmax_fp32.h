@@ -42,7 +42,78 @@ struct softmax_args {
     float *sums;
 };
 
+/*
+ * Softmax parts (FP32 per-core bodies: the caller forks them; core id takes
+ * its block of rows, or of dim elements, as pulp_core_block splits them).
+ *   pulp_row_max_fp32_cl(max_args): maxes[i] = max(maxes[i], row i of input).
+ *   pulp_row_div_fp32_cl(row_div_args): row i of input /= sums[i], in place.
+ *   pulp_div_fp32_cl(div_args): input[k] /= n.
+ *   pulp_scalar_mul_fp32_cl(scalar_mul_args): input[k] *= scalar.
+ *   pulp_sm_bw_op_1(sm_bw_op_1_args): S[i] = sum_j A[i][j] B[i][j], in index order.
+ *   pulp_sm_bw_op_2(sm_bw_op_2_args): output[i][j] = (A[i][j] - S[i]) B[i][j].
+ *   mm_bias_add_transposed(mm_bias_add_args): mat[i][j] += bias[j] (t 0) or
+ *   bias[i] (t 1).
+ */
+struct max_args {
+    float *input;
+    int H;
+    int W;
+    float *maxes;
+};
+
+struct row_div_args {
+    float *input;
+    int H;
+    int W;
+    float *sums;
+};
+
+struct div_args {
+    float *input;
+    float n;
+    int dim;
+};
+
+struct scalar_mul_args {
+    float *input;
+    float scalar;
+    int dim;
+};
+
+struct sm_bw_op_1_args {
+    float *A;
+    float *B;
+    float *S;
+    int H;
+    int W;
+};
+
+struct sm_bw_op_2_args {
+    float *A;
+    float *B;
+    float *S;
+    float *output;
+    int H;
+    int W;
+};
+
+struct mm_bias_add_args {
+    float *mat;
+    float *bias;
+    int H;
+    int W;
+    int t;
+};
+
 float fastexp_gist(float x);
+
+void pulp_row_max_fp32_cl(void *max_args);
+void pulp_row_div_fp32_cl(void *row_div_args);
+void pulp_div_fp32_cl(void *div_args);
+void pulp_scalar_mul_fp32_cl(void *scalar_mul_args);
+void pulp_sm_bw_op_1(void *sm_bw_op_1_args);
+void pulp_sm_bw_op_2(void *sm_bw_op_2_args);
+void mm_bias_add_transposed(void *mm_bias_add_args);
 
 void pulp_softmax_fp32_fw_cl(void *softmax_args);
 void pulp_softmax_fp32_bw_cl(void *softmax_args);

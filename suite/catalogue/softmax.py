@@ -9,11 +9,20 @@ spanning -1000 .. 1000: the max subtraction must happen, and most
 exponentials underflow), equal (all-equal rows: y = 1/W), spread (x in
 [-8, 8)). The BW reads y as the rounded softmax of x (golden/softmax.py).
 
+The softmax parts (row_max, row_div, div, scalar_mul, sm_bw_op_1/2,
+mm_bias_add_transposed: FP32 per-core bodies, forked by the runner) run on
+rows and sizes around the core counts; their references are one or a few
+roundings (golden/softmax.py). The parts whose exponential the API does
+not pin down (exp_sum, vector_exp_sum, shift_sum) and pulp_max, whose
+split of W is not documented, are not covered (README).
+
 The row softmax's exponential is fastexp_gist, which the API documents as
 approximate: the reference is the exact softmax and the documented bound
 (approximations below) enters the tolerance through golden/softmax.py.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from golden import softmax
 from golden.formats import format_named
@@ -106,4 +115,52 @@ VECTOR_SOFTMAX = OpEntry(
     footprint=lambda c: {"input": 4 * c.shape["n"], "output": 4 * c.shape["n"], "buffer_n_cores": 4 * 8},
 )
 
-ENTRIES = [SOFTMAX, VECTOR_SOFTMAX]
+# ---- the softmax parts: FP32 per-core bodies, forked by the runner ----
+# Rows around the core counts (fewer rows than cores, 9 on 8), rows of one
+# element and rows past the unroll factors; flat sizes likewise.
+PART_ROWS = tuple(dict(H=h, W=w) for h, w in ((1, 1), (3, 5), (7, 16), (8, 3), (9, 17), (17, 64)))
+PART_FLAT = tuple(dict(dim=n) for n in (1, 7, 8, 9, 17, 1000))
+
+
+def _part(name: str, shapes, inputs, reference, options=None, params=None) -> OpEntry:
+    return OpEntry(
+        name=name,
+        unit="softmax",
+        runner_op=lambda dtype: f"{name}_fp32",
+        steps=("fw",),
+        dtypes=("fp32",),
+        shapes=shapes,
+        options=options or {},
+        inputs=inputs,
+        params=params or (lambda c: dict(c.shape)),
+        input_values=lambda c, values: softmax.part_inputs(values, format_named(c.dtype)),
+        reference=reference,
+        cores=(1, 3, 8),
+        kernels=lambda dtype, step: (0,),
+        kernel_names=lambda dtype: ("direct",),
+        footprint=lambda c: {"tensors": 8 * sum(int(np.prod(t)) for t in inputs(c).values())},
+    )
+
+
+def _rows(c) -> tuple[int, int]:
+    return c.shape["H"], c.shape["W"]
+
+
+ROW_MAX = _part("row_max", PART_ROWS, lambda c: {"x": _rows(c), "m": (c.shape["H"],)},
+                lambda c, values: softmax.row_max(values))
+ROW_DIV = _part("row_div", PART_ROWS, lambda c: {"x": _rows(c), "s": (c.shape["H"],)},
+                lambda c, values: softmax.row_div(values))
+DIV = _part("div", PART_FLAT, lambda c: {"x": (c.shape["dim"],), "coeff": (1,)},
+            lambda c, values: softmax.scaled(values, divide=True))
+SCALAR_MUL = _part("scalar_mul", PART_FLAT, lambda c: {"x": (c.shape["dim"],), "coeff": (1,)},
+                   lambda c, values: softmax.scaled(values, divide=False))
+SM_BW_OP_1 = _part("sm_bw_op_1", PART_ROWS, lambda c: {"a": _rows(c), "b": _rows(c)},
+                   lambda c, values: softmax.sm_bw_op_1(values, c.shape["H"]))
+SM_BW_OP_2 = _part("sm_bw_op_2", PART_ROWS, lambda c: {"a": _rows(c), "b": _rows(c), "s": (c.shape["H"],)},
+                   lambda c, values: softmax.sm_bw_op_2(values))
+MM_BIAS_ADD = _part("mm_bias_add_transposed", PART_ROWS,
+                    lambda c: {"x": _rows(c), "bias": (c.shape["H"] if c.options["t"] else c.shape["W"],)},
+                    lambda c, values: softmax.mm_bias_add(values, c.shape["H"], per_row=bool(c.options["t"])),
+                    options={"t": (0, 1)}, params=lambda c: {**c.shape, "t": c.options["t"]})
+
+ENTRIES = [SOFTMAX, VECTOR_SOFTMAX, ROW_MAX, ROW_DIV, DIV, SCALAR_MUL, SM_BW_OP_1, SM_BW_OP_2, MM_BIAS_ADD]
