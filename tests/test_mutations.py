@@ -406,6 +406,12 @@ MUTATIONS = [
              "a->t ? a->bias[j % a->H] : a->bias[i];",
              "mm_bias_add_transposed-fp32-fw-H7xW16",
              "mm_bias_add_transposed-fp32-fw-H7xW16-t0-direct-c8"),
+    Mutation("fp16_vect_sum_drops_its_second_operand",
+             "sources/pulp_train_utils_fp16.c",
+             "#define UT_ADD(a, b) fp16_add((a), (b))",
+             "#define UT_ADD(a, b) (a)",
+             "vect_sum-fp16-fw-n9",
+             "vect_sum-fp16-fw-n9-direct-c3"),
 ]
 
 

@@ -8,82 +8,9 @@
 #include "pulp_train_utils_fp32.h"
 #include "pulp_core_block.h"
 
-#define UTILS_MAX_DIMS 8
-
-/* This core's block [*first, *last) of n, blocks of ceil(n / NUM_CORES). */
-static long utils_count(const int *dims, int len)
-{
-    long n = 1;
-    for (int i = 0; i < len; i++)
-        n *= dims[i];
-    return n;
-}
-
-/* The coordinates of flat index `flat` in a row-major array of `dims`. */
-static void utils_unravel(long flat, const int *dims, int len, int *coords)
-{
-    for (int i = len - 1; i >= 0; i--) {
-        coords[i] = (int)(flat % dims[i]);
-        flat /= dims[i];
-    }
-}
-
-void transpose_matrix(void *transp_args)
-{
-    const struct transp_args *a = transp_args;
-    long first, last;
-    pulp_core_block((long)a->N * a->M, &first, &last);
-    for (long o = first; o < last; o++) {      /* out is M x N: o = j*N + i */
-        const long j = o / a->N, i = o % a->N;
-        a->out_matrix[o] = a->in_matrix[i * a->M + j];
-    }
-}
-
-void transpose(void *transp_args)
-{
-    const struct transp_args *a = transp_args;
-    int out_dims[UTILS_MAX_DIMS], coords[UTILS_MAX_DIMS], in_coords[UTILS_MAX_DIMS];
-    for (int k = 0; k < a->n_dim; k++)
-        out_dims[k] = a->dim[a->transposed_axes[k]];
-    long first, last;
-    pulp_core_block(utils_count(a->dim, a->n_dim), &first, &last);
-    for (long o = first; o < last; o++) {
-        utils_unravel(o, out_dims, a->n_dim, coords);
-        for (int k = 0; k < a->n_dim; k++)
-            in_coords[a->transposed_axes[k]] = coords[k];
-        long in = 0;
-        for (int k = 0; k < a->n_dim; k++)
-            in = in * a->dim[k] + in_coords[k];
-        a->out_matrix[o] = a->in_matrix[in];
-    }
-}
-
-void copy(void *copy_args)
-{
-    const struct copy_args *a = copy_args;
-    long first, last;
-    pulp_core_block(a->size, &first, &last);
-    for (long i = first; i < last; i++)
-        a->to[i] = a->from[i];
-}
-
-void set_to_value(void *set_to_value_args)
-{
-    const struct set_to_value_args *a = set_to_value_args;
-    long first, last;
-    pulp_core_block(a->size, &first, &last);
-    for (long i = first; i < last; i++)
-        a->to[i] = a->value;
-}
-
-void vect_sum(void *vect_sum_args)
-{
-    const struct vect_sum_args *a = vect_sum_args;
-    long first, last;
-    pulp_core_block(a->size, &first, &last);
-    for (long i = first; i < last; i++)
-        a->dest[i] = a->op_1[i] + a->op_2[i];
-}
+#define UT_N(name) name
+#define UT_ADD(a, b) ((a) + (b))
+#include "pulp_utils_moves_impl.h"
 
 /* The flat index in an operand of `dims` (right-aligned against the output's
  * `len` dims, size-1 dims broadcast) of the output coordinates. */

@@ -1,4 +1,4 @@
-"""Catalogue of the FP32 tensor utilities (pulp_train_utils_fp32.h).
+"""Catalogue of the tensor utilities (pulp_train_utils_fp32.h, _fp16.h).
 
 Shapes of up to four dims are params d0..d3 (a0..a3 the transposed axes,
 p/q the two broadcast operands, A/B the matmul operands) with their length;
@@ -8,7 +8,9 @@ each side, and both layouts. The per-core bodies are forked by the runner
 (cores 1, 3, 8), mm_broadcast and the layout conversions fork themselves,
 mean_std and q_rsqrt run on one core.
 
-FP16 twins of the utilities are not tested yet (lib_c has none).
+The moves (transpose_matrix, transpose, copy, set_to_value) and vect_sum
+also run in fp16 and bf16, as their FP16 twins (`_fp16` names, fp16
+elements); the other utilities are FP32 only in lib_c.
 """
 from __future__ import annotations
 
@@ -29,14 +31,17 @@ def _shape_dims(shape: dict, prefix: str, length: str) -> tuple[int, ...]:
     return tuple(shape[f"{prefix}{k}"] for k in range(shape[length]))
 
 
+ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+
+
 def _entry(name: str, shapes, inputs, params, reference, options=None, cores=(1, 3, 8), input_values=None,
-           applies=None, approximations=None) -> OpEntry:
+           applies=None, approximations=None, dtypes=("fp32",)) -> OpEntry:
     return OpEntry(
         name=name,
         unit="utils",
-        runner_op=lambda dtype: f"{name}_fp32",
+        runner_op=lambda dtype: f"{name}_{'fp32' if dtype == 'fp32' else 'fp16'}",
         steps=("fw",),
-        dtypes=("fp32",),
+        dtypes=dtypes,
         shapes=shapes,
         options=options or {},
         applies=applies or (lambda c: True),
@@ -47,12 +52,14 @@ def _entry(name: str, shapes, inputs, params, reference, options=None, cores=(1,
         cores=cores,
         kernels=lambda dtype, step: (0,),
         kernel_names=lambda dtype: ("direct",),
-        footprint=lambda c: {name: 4 * sum(int(np.prod(s)) for s in inputs(c).values())},
+        footprint=lambda c: {name: ELEMENT_BYTES[c.dtype] * sum(int(np.prod(s)) for s in inputs(c).values())},
         approximations=approximations or {},
     )
 
 
 SIZES = tuple(dict(n=n) for n in (1, 3, 8, 9, 17, 1000))
+# The utilities the API has FP16 twins of (`_fp16` names) that lib_c implements.
+WITH_FP16 = ("fp32", "fp16", "bf16")
 
 
 def _flat(*names):
@@ -62,7 +69,7 @@ def _flat(*names):
 TRANSPOSE_MATRIX = _entry(
     "transpose_matrix", tuple(dict(N=n, M=m) for n, m in ((1, 1), (1, 7), (3, 8), (8, 3), (9, 17), (32, 31))),
     lambda c: {"x": (c.shape["N"] * c.shape["M"],)}, lambda c: dict(c.shape),
-    lambda c, i: utils.transpose(i["x"], (c.shape["N"], c.shape["M"]), (1, 0)))
+    lambda c, i: utils.transpose(i["x"], (c.shape["N"], c.shape["M"]), (1, 0)), dtypes=WITH_FP16)
 
 TRANSPOSE = _entry(
     "transpose",
@@ -70,17 +77,21 @@ TRANSPOSE = _entry(
         ((7,), (0,)), ((2, 3), (1, 0)), ((2, 3, 4), (2, 0, 1)), ((2, 3, 4), (0, 2, 1)), ((3, 1, 5), (1, 2, 0)),
         ((2, 3, 4, 5), (3, 1, 0, 2)), ((2, 2, 2, 3), (0, 1, 3, 2)))),
     lambda c: {"x": (int(np.prod(_shape_dims(c.shape, "d", "n_dim"))),)}, lambda c: dict(c.shape),
-    lambda c, i: utils.transpose(i["x"], _shape_dims(c.shape, "d", "n_dim"), _shape_dims(c.shape, "a", "n_dim")))
+    lambda c, i: utils.transpose(i["x"], _shape_dims(c.shape, "d", "n_dim"), _shape_dims(c.shape, "a", "n_dim")),
+    dtypes=WITH_FP16)
 
-COPY = _entry("copy", SIZES, _flat("x"), lambda c: dict(c.shape), lambda c, i: utils.exact(i["x"].copy()))
+COPY = _entry("copy", SIZES, _flat("x"), lambda c: dict(c.shape), lambda c, i: utils.exact(i["x"].copy()),
+              dtypes=WITH_FP16)
 
 SET_TO_VALUE = _entry(
     "set_to_value", SIZES, lambda c: {}, lambda c: {"n": c.shape["n"], **c.options},
-    lambda c, i: utils.exact(np.full(c.shape["n"], float(np.float32(c.options["value_milli"]) / np.float32(1000)))),
-    options={"value_milli": (-1500, 0, 333)})
+    # the binary32 quotient the runner computes, rounded to the format as the FP16 twin stores it
+    lambda c, i: utils.exact(format_named(c.dtype).round(
+        np.full(c.shape["n"], float(np.float32(c.options["value_milli"]) / np.float32(1000))))),
+    options={"value_milli": (-1500, 0, 333)}, dtypes=WITH_FP16)
 
 VECT_SUM = _entry("vect_sum", SIZES, _flat("a", "b"), lambda c: dict(c.shape),
-                  lambda c, i: utils.broadcast_sum(i["a"], i["b"]))
+                  lambda c, i: utils.broadcast_sum(i["a"], i["b"]), dtypes=WITH_FP16)
 
 BROADCAST_SUM = _entry(
     "broadcast_sum",

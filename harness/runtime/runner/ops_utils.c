@@ -13,7 +13,8 @@
  * mean_std's epsilon = eps_micro / 1000000, each a binary32 quotient.
  * In-place utilities (mm_add, the layout conversions, reduce_mean's
  * accumulation) start from a copy of their input in the output buffer.
- * Compiled for FP32 only (the FP16 table is empty).
+ * The moves and vect_sum are compiled for both dtypes (their FP16 twins
+ * carry _fp16 names); the rest for FP32 only.
  */
 #include "op_frame.h"
 #include "pmsis.h"
@@ -22,9 +23,13 @@
 #include "ptl_runner.h"
 #include "pulp_train.h"
 
-#if PTL_OP_FP == 32
-
 #define MAX_DIMS 4
+
+#if PTL_OP_FP == 32
+#define FROM_F32(x) (x)
+#else
+#define FROM_F32(x) fp16_from_f32(x)
+#endif
 
 static int bad(uint32_t vi, const char *why)
 {
@@ -68,10 +73,10 @@ static int run_transpose_matrix(const struct ptl_case *c, struct ptl_variant v, 
         return bad(vi, "transpose_matrix needs N, M >= 1");
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct transp_args args = {.in_matrix = op_frame_input(&f, "x", (uint32_t)(N * M)),
+    struct PTL_S(transp_args) args = {.in_matrix = op_frame_input(&f, "x", (uint32_t)(N * M)),
                                .out_matrix = op_frame_output(&f, "y", (uint32_t)(N * M)), .N = N, .M = M,
                                .dim = NULL, .transposed_axes = NULL, .n_dim = 2};
-    return forked(&f, v, vi, transpose_matrix, &args);
+    return forked(&f, v, vi, PTL_S(transpose_matrix), &args);
 }
 
 static int run_transpose(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -87,10 +92,10 @@ static int run_transpose(const struct ptl_case *c, struct ptl_variant v, uint32_
         return bad(vi, "transpose needs 1 <= n_dim <= 4, dims d0.. >= 1 and axes a0.. a permutation of 0..n_dim-1");
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct transp_args args = {.in_matrix = op_frame_input(&f, "x", (uint32_t)n),
+    struct PTL_S(transp_args) args = {.in_matrix = op_frame_input(&f, "x", (uint32_t)n),
                                .out_matrix = op_frame_output(&f, "y", (uint32_t)n), .N = 0, .M = 0,
                                .dim = dims, .transposed_axes = axes, .n_dim = n_dim};
-    return forked(&f, v, vi, transpose, &args);
+    return forked(&f, v, vi, PTL_S(transpose), &args);
 }
 
 static int run_copy(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -100,9 +105,9 @@ static int run_copy(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
         return bad(vi, "copy needs n >= 1");
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct copy_args args = {.from = op_frame_input(&f, "x", (uint32_t)n), .to = op_frame_output(&f, "y", (uint32_t)n),
+    struct PTL_S(copy_args) args = {.from = op_frame_input(&f, "x", (uint32_t)n), .to = op_frame_output(&f, "y", (uint32_t)n),
                              .size = n};
-    return forked(&f, v, vi, copy, &args);
+    return forked(&f, v, vi, PTL_S(copy), &args);
 }
 
 static int run_set_to_value(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -112,9 +117,9 @@ static int run_set_to_value(const struct ptl_case *c, struct ptl_variant v, uint
         return bad(vi, "set_to_value needs n >= 1");
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct set_to_value_args args = {.to = op_frame_output(&f, "y", (uint32_t)n),
-                                     .value = (float)value_milli / 1000.0f, .size = n};
-    return forked(&f, v, vi, set_to_value, &args);
+    struct PTL_S(set_to_value_args) args = {.to = op_frame_output(&f, "y", (uint32_t)n),
+                                     .value = FROM_F32((float)value_milli / 1000.0f), .size = n};
+    return forked(&f, v, vi, PTL_S(set_to_value), &args);
 }
 
 static int run_vect_sum(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -124,10 +129,12 @@ static int run_vect_sum(const struct ptl_case *c, struct ptl_variant v, uint32_t
         return bad(vi, "vect_sum needs n >= 1");
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct vect_sum_args args = {.op_1 = op_frame_input(&f, "a", (uint32_t)n), .op_2 = op_frame_input(&f, "b", (uint32_t)n),
+    struct PTL_S(vect_sum_args) args = {.op_1 = op_frame_input(&f, "a", (uint32_t)n), .op_2 = op_frame_input(&f, "b", (uint32_t)n),
                                  .dest = op_frame_output(&f, "y", (uint32_t)n), .size = n};
-    return forked(&f, v, vi, vect_sum, &args);
+    return forked(&f, v, vi, PTL_S(vect_sum), &args);
 }
+
+#if PTL_OP_FP == 32
 
 /* The broadcast shape's element count, or 0 when the shapes do not broadcast. */
 static long broadcast_count(const int *d1, int l1, const int *d2, int l2)
@@ -294,12 +301,15 @@ static int run_q_rsqrt(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     return op_frame_finish(&f, 1);
 }
 
+#endif /* PTL_OP_FP == 32 */
+
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("transpose_matrix"), "N M", "x", "y", "none", run_transpose_matrix},
     {PTL_OP_NAME("transpose"), "n_dim d0 d1 d2 d3 a0 a1 a2 a3", "x", "y", "none", run_transpose},
     {PTL_OP_NAME("copy"), "n", "x", "y", "none", run_copy},
     {PTL_OP_NAME("set_to_value"), "n value_milli", "", "y", "none", run_set_to_value},
     {PTL_OP_NAME("vect_sum"), "n", "a b", "y", "none", run_vect_sum},
+#if PTL_OP_FP == 32
     {PTL_OP_NAME("broadcast_sum"), "l1 p0 p1 p2 p3 l2 q0 q1 q2 q3", "a b", "y", "none", run_broadcast_sum},
     {PTL_OP_NAME("mm_broadcast"), "la A0 A1 A2 A3 lb B0 B1 B2 B3", "A B", "C", "none", run_mm_broadcast},
     {PTL_OP_NAME("mm_add"), "N M K trans_B", "A B C0", "C", "none", run_mm_add},
@@ -308,13 +318,6 @@ const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("reduce_mean"), "len d0 d1 d2 d3 axis", "x out0", "y", "none", run_reduce_mean},
     {PTL_OP_NAME("mean_std"), "n eps_micro", "x", "mean var std", "none", run_mean_std},
     {PTL_OP_NAME("q_rsqrt"), "n", "x", "y", "none", run_q_rsqrt},
-    {0},
-};
-
-#else /* the utilities are tested in FP32 only */
-
-const struct ptl_op PTL_OP_TABLE[] = {
-    {0},
-};
-
 #endif
+    {0},
+};
