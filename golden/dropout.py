@@ -55,6 +55,12 @@ def kept(n: int, seed: int, p: np.float32) -> np.ndarray:
     return np.array([float_seed(seed + i) > p for i in range(n)])
 
 
+def random_bernoulli(n: int, seed: int, p_milli: int) -> dict[str, Reference]:
+    """pulp_random_bernoulli for seeds seed .. seed + n - 1: 0 where r > p, else 1."""
+    b = np.where(kept(n, seed, probability(p_milli)), 0.0, 1.0)
+    return {"b": Reference(b, b.copy(), 0)}
+
+
 def random_float(n: int, seed: int) -> dict[str, Reference]:
     r = np.array([float_seed(seed + i) for i in range(n)], dtype=np.float64)
     return {"r": Reference(r, r, 0)}

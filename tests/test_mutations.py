@@ -412,6 +412,12 @@ MUTATIONS = [
              "#define UT_ADD(a, b) (a)",
              "vect_sum-fp16-fw-n9",
              "vect_sum-fp16-fw-n9-direct-c3"),
+    Mutation("bernoulli_reads_the_draw_the_wrong_way",
+             "sources/pulp_random.c",
+             "> a->probability ? 0 : 1;",
+             "< a->probability ? 0 : 1;",
+             "random_bernoulli-fp32-fw-n64",
+             "random_bernoulli-fp32-fw-n64-seed42-p_milli300-direct-c1"),
 ]
 
 

@@ -63,4 +63,23 @@ RANDOM_FLOAT = OpEntry(
     footprint=lambda c: {"output": 4 * c.shape["n"]},
 )
 
-ENTRIES = [DROPOUT, RANDOM_FLOAT]
+# The int output of pulp_random_bernoulli travels as a float (0 or 1) from
+# the runner; the draws are exact (golden/dropout.py models the generator).
+RANDOM_BERNOULLI = OpEntry(
+    name="random_bernoulli",
+    unit="dropout",
+    runner_op=lambda dtype: "random_bernoulli_fp32",
+    steps=("fw",),
+    dtypes=("fp32",),
+    shapes=(dict(n=64),),
+    options={"seed": (0, 42, 2147483000), "p_milli": (0, 300, 1000)},
+    inputs=lambda c: {},
+    params=lambda c: {"n": c.shape["n"], **c.options},
+    reference=lambda c, inputs: dropout.random_bernoulli(c.shape["n"], c.options["seed"], c.options["p_milli"]),
+    cores=(1,),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=lambda c: {"output": 4 * c.shape["n"]},
+)
+
+ENTRIES = [DROPOUT, RANDOM_FLOAT, RANDOM_BERNOULLI]

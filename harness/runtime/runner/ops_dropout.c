@@ -7,6 +7,9 @@
  * seed. Tensors: x, mask [n] in; y [n] out (x after the in-place call).
  * random_float (FP32): r[i] = pulp_generate_float_seed(seed + i), i < n,
  * called on one core (the API's random numbers are single core).
+ * random_bernoulli (FP32): b[i] = pulp_random_bernoulli's int output for
+ * seed + i and probability p_milli / 1000 (binary32), carried as a float
+ * (0 or 1; -1 where the call wrote nothing), one core.
  */
 #include <string.h>
 
@@ -67,12 +70,39 @@ static int run_random_float(const struct ptl_case *c, struct ptl_variant v, uint
     ptl_measure_end(vi);
     return op_frame_finish(&f, 1);
 }
+
+static int run_random_bernoulli(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v;
+    const int n = ptl_param(c, "n", vi), seed = ptl_param(c, "seed", vi), p_milli = ptl_param(c, "p_milli", vi);
+    if (n < 1 || seed < 0 || p_milli < 0 || p_milli > 1000) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "random_bernoulli needs n >= 1, seed >= 0 and 0 <= p_milli <= 1000");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    float *b = op_frame_output(&f, "b", (uint32_t)n);
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    int draw = -1;
+    struct integer_random_args args = {.seed = seed, .probability = (float)p_milli / 1000.0f, .output = &draw};
+    ptl_measure_begin(vi);
+    for (int i = 0; i < n; i++) {
+        args.seed = seed + i;
+        draw = -1;          /* a call that writes nothing shows as -1 */
+        pulp_random_bernoulli(&args);
+        b[i] = (float)draw;
+    }
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
 #endif
 
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("dropout"), "n p_milli use_mask seed", "x mask", "y", "none", run_dropout},
 #if PTL_OP_FP == 32
     {PTL_OP_NAME("random_float"), "n seed", "", "r", "none", run_random_float},
+    {PTL_OP_NAME("random_bernoulli"), "n seed p_milli", "", "b", "none", run_random_bernoulli},
 #endif
     {0},
 };
