@@ -418,6 +418,18 @@ MUTATIONS = [
              "< a->probability ? 0 : 1;",
              "random_bernoulli-fp32-fw-n64",
              "random_bernoulli-fp32-fw-n64-seed42-p_milli300-direct-c1"),
+    Mutation("rnn_drops_the_state_term",
+             "sources/pulp_rnn_fp32.c",
+             "                z += s[t * M + j] * ws[j * M + m];",
+             "                z += 0.0f * s[t * M + j] * ws[j * M + m];",
+             "rnn-fp32-fw-N9xK17xM7",
+             "rnn-fp32-fw-N9xK17xM7-direct-c8"),
+    Mutation("rnn_tanh_derivative_at_the_wrong_point",
+             "sources/pulp_rnn_fp32.c",
+             "        g[e] = (1.0f - y[e] * y[e]) * dy[e];",
+             "        g[e] = (1.0f - y[e]) * dy[e];",   # 1 - y, not 1 - y^2
+             "rnn-fp32-bw-N3xK5xM4",
+             "rnn-fp32-bw-N3xK5xM4-direct-c3"),
 ]
 
 
