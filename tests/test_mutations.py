@@ -430,6 +430,18 @@ MUTATIONS = [
              "        g[e] = (1.0f - y[e]) * dy[e];",   # 1 - y, not 1 - y^2
              "rnn-fp32-bw-N3xK5xM4",
              "rnn-fp32-bw-N3xK5xM4-direct-c3"),
+    Mutation("nearest_source_row_off_by_one",
+             "sources/pulp_interpolation_fp32.c",
+             "const long sy0 = (long)oy * Hi / Ho;",
+             "const long sy0 = ((long)oy + 1) * Hi / Ho;",
+             "interpolation-fp32-fw-C9xHi5xWi7xHo3xWo11",
+             "interpolation-fp32-fw-C9xHi5xWi7xHo3xWo11-bilinear0-flags0-direct-c3"),
+    Mutation("bilinear_with_aligned_corners",   # the half-pixel shift of align_corners=False forgotten
+             "sources/pulp_interpolation_fp32.c",
+             "float s = ((float)o + 0.5f) * ((float)n_in / (float)n_out) - 0.5f;",
+             "float s = (float)o * ((float)n_in / (float)n_out);",
+             "interpolation-fp32-fw-C3xHi4xWi4xHo8xWo8",
+             "interpolation-fp32-fw-C3xHi4xWi4xHo8xWo8-bilinear1-flags1-direct-c8"),
 ]
 
 
