@@ -442,6 +442,12 @@ MUTATIONS = [
              "float s = (float)o * ((float)n_in / (float)n_out);",
              "interpolation-fp32-fw-C3xHi4xWi4xHo8xWo8",
              "interpolation-fp32-fw-C3xHi4xWi4xHo8xWo8-bilinear1-flags1-direct-c8"),
+    Mutation("embedding_reads_the_previous_row",
+             "sources/pulp_embedding_fp16.c",
+             "a->embeds + (long)a->ids[i] * a->embed_dim",
+             "a->embeds + (long)(a->ids[i] > 0 ? a->ids[i] - 1 : 0) * a->embed_dim",
+             "embedding-fp16-fw-rows9xembed_dim8xvocab200",
+             "embedding-fp16-fw-rows9xembed_dim8xvocab200-direct-c3"),
 ]
 
 
