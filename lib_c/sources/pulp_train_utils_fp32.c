@@ -10,6 +10,9 @@
 
 #define UT_N(name) name
 #define UT_ADD(a, b) ((a) + (b))
+#define UT_T float
+#define UT_BLOB struct blob
+#define UT_ZERO 0.0f
 #include "pulp_utils_moves_impl.h"
 
 /* The flat index in an operand of `dims` (right-aligned against the output's
@@ -88,72 +91,6 @@ void mm_add(void *matMul_args)
                 c += a->A[i * a->K + k] * (a->trans_B ? a->B[(long)j * a->K + k] : a->B[(long)k * a->M + j]);
             a->C[i * a->M + j] = c;
         }
-}
-
-/* Layout conversion of one buffer through the scratch: copy, then scatter. */
-struct layout_job {
-    float *data, *buffer;
-    int C, H, W, to_hwc;
-};
-
-static void layout_core(void *job_ptr)
-{
-    const struct layout_job *job = job_ptr;
-    const long n = (long)job->C * job->H * job->W, hw = (long)job->H * job->W;
-    long first, last;
-    pulp_core_block(n, &first, &last);
-    for (long i = first; i < last; i++)
-        job->buffer[i] = job->data[i];
-    pi_cl_team_barrier();
-    for (long o = first; o < last; o++) {
-        if (job->to_hwc) {          /* o = p*C + c reads CHW c*HW + p */
-            const long p = o / job->C, c = o % job->C;
-            job->data[o] = job->buffer[c * hw + p];
-        } else {                    /* o = c*HW + p reads HWC p*C + c */
-            const long c = o / hw, p = o % hw;
-            job->data[o] = job->buffer[p * job->C + c];
-        }
-    }
-}
-
-static void layout_convert(const struct layout_args *a, int to_hwc)
-{
-    const struct blob *t = a->tensor;
-    float *targets[2] = {a->transpose_data ? t->data : NULL, a->transpose_grad ? t->diff : NULL};
-    for (int k = 0; k < 2; k++) {
-        if (!targets[k])
-            continue;
-        struct layout_job job = {.data = targets[k], .buffer = a->transp_buffer, .C = t->C, .H = t->H, .W = t->W,
-                                 .to_hwc = to_hwc};
-        pi_cl_team_fork(NUM_CORES, layout_core, &job);
-    }
-}
-
-void CHW_to_HWC(void *layout_args) { layout_convert(layout_args, 1); }
-void HWC_to_CHW(void *layout_args) { layout_convert(layout_args, 0); }
-
-void pad_tensor(void *pad_args)
-{
-    const struct pad_args *a = pad_args;
-    const int Hp = a->H + a->T_UPAD + a->T_DPAD, Wp = a->W + a->T_LPAD + a->T_RPAD;
-    long first, last;
-    pulp_core_block((long)a->C * Hp * Wp, &first, &last);
-    for (long o = first; o < last; o++) {
-        int c, h, w;
-        if (a->HWC_lay) {
-            c = (int)(o % a->C);
-            w = (int)(o / a->C % Wp);
-            h = (int)(o / a->C / Wp);
-        } else {
-            w = (int)(o % Wp);
-            h = (int)(o / Wp % Hp);
-            c = (int)(o / Wp / Hp);
-        }
-        const int sh = h - a->T_UPAD, sw = w - a->T_LPAD;
-        const int inside = sh >= 0 && sh < a->H && sw >= 0 && sw < a->W;
-        const long s = a->HWC_lay ? ((long)sh * a->W + sw) * a->C + c : ((long)c * a->H + sh) * a->W + sw;
-        a->dest[o] = inside ? a->source[s] : 0.0f;
-    }
 }
 
 void reduce_mean_fp32(void *reduce_mean_args_fp32)

@@ -8,8 +8,8 @@ each side, and both layouts. The per-core bodies are forked by the runner
 (cores 1, 3, 8), mm_broadcast and the layout conversions fork themselves,
 mean_std and q_rsqrt run on one core.
 
-The moves (transpose_matrix, transpose, copy, set_to_value) and vect_sum
-also run in fp16 and bf16, as their FP16 twins (`_fp16` names, fp16
+The moves (transpose_matrix, transpose, copy, set_to_value, the layout
+conversions, pad) and vect_sum also run in fp16 and bf16, as their FP16 twins (`_fp16` names, fp16
 elements); the other utilities are FP32 only in lib_c.
 """
 from __future__ import annotations
@@ -132,14 +132,14 @@ LAYOUT = _entry(
     lambda c: {**c.shape, **c.options},
     lambda c, i: utils.layout(i["x"], i["g"], c.shape["C"], c.shape["H"], c.shape["W"], **c.options),
     options={"to_hwc": (0, 1), "data": (0, 1), "grad": (0, 1)},
-    applies=lambda c: c.options["data"] or c.options["grad"])
+    applies=lambda c: c.options["data"] or c.options["grad"], dtypes=WITH_FP16)
 
 PAD = _entry(
     "pad", tuple(dict(C=c, H=h, W=w, L=l, R=r, U=u, D=d) for c, h, w, l, r, u, d in (
         (1, 1, 1, 1, 1, 1, 1), (3, 4, 5, 0, 2, 1, 0), (2, 3, 3, 1, 0, 0, 2), (8, 4, 4, 1, 1, 1, 1))),
     lambda c: {"x": (c.shape["C"] * c.shape["H"] * c.shape["W"],)}, lambda c: {**c.shape, **c.options},
     lambda c, i: utils.pad(i["x"], **{k: c.shape[k] for k in "CHWLRUD"}, hwc=c.options["HWC"]),
-    options={"HWC": (0, 1)})
+    options={"HWC": (0, 1)}, dtypes=WITH_FP16)
 
 REDUCE_MEAN = _entry(
     "reduce_mean", tuple(dict(len=len(d), **_dims("d", d), axis=a) for d, a in (

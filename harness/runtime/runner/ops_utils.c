@@ -13,7 +13,7 @@
  * mean_std's epsilon = eps_micro / 1000000, each a binary32 quotient.
  * In-place utilities (mm_add, the layout conversions, reduce_mean's
  * accumulation) start from a copy of their input in the output buffer.
- * The moves and vect_sum are compiled for both dtypes (their FP16 twins
+ * The moves (with the layout conversions and pad) and vect_sum are compiled for both dtypes (their FP16 twins
  * carry _fp16 names); the rest for FP32 only.
  */
 #include "op_frame.h"
@@ -134,6 +134,47 @@ static int run_vect_sum(const struct ptl_case *c, struct ptl_variant v, uint32_t
     return forked(&f, v, vi, PTL_S(vect_sum), &args);
 }
 
+static int run_layout(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v;
+    const int C = ptl_param(c, "C", vi), H = ptl_param(c, "H", vi), W = ptl_param(c, "W", vi);
+    const int to_hwc = ptl_param(c, "to_hwc", vi), data = ptl_param(c, "data", vi), grad = ptl_param(c, "grad", vi);
+    if (C < 1 || H < 1 || W < 1 || (to_hwc | data | grad) & ~1)
+        return bad(vi, "layout needs C, H, W >= 1 and to_hwc, data, grad 0 or 1");
+    const uint32_t n = (uint32_t)(C * H * W);
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    struct PTL_S(blob) tensor = {.data = op_frame_output_from(&f, "x", "y_data", n), .diff = op_frame_output_from(&f, "g", "y_grad", n),
+                          .dim = (int)n, .W = W, .H = H, .C = C};
+    struct PTL_S(layout_args) args = {.tensor = &tensor, .transp_buffer = op_frame_scratch(&f, n), .transpose_data = data,
+                               .transpose_grad = grad};
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    ptl_measure_begin(vi);
+    if (to_hwc)
+        PTL_S(CHW_to_HWC)(&args);
+    else
+        PTL_S(HWC_to_CHW)(&args);
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
+
+static int run_pad(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int C = ptl_param(c, "C", vi), H = ptl_param(c, "H", vi), W = ptl_param(c, "W", vi);
+    const int L = ptl_param(c, "L", vi), R = ptl_param(c, "R", vi), U = ptl_param(c, "U", vi);
+    const int D = ptl_param(c, "D", vi), hwc = ptl_param(c, "HWC", vi);
+    if (C < 1 || H < 1 || W < 1 || L < 0 || R < 0 || U < 0 || D < 0 || (hwc != 0 && hwc != 1))
+        return bad(vi, "pad needs C, H, W >= 1, pads L, R, U, D >= 0 and HWC 0 or 1");
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    struct PTL_S(pad_args) args = {.source = op_frame_input(&f, "x", (uint32_t)(C * H * W)),
+                            .dest = op_frame_output(&f, "y", (uint32_t)(C * (H + U + D) * (W + L + R))),
+                            .C = C, .H = H, .W = W, .T_RPAD = R, .T_LPAD = L, .T_UPAD = U, .T_DPAD = D,
+                            .HWC_lay = hwc};
+    return forked(&f, v, vi, PTL_S(pad_tensor), &args);
+}
+
 #if PTL_OP_FP == 32
 
 /* The broadcast shape's element count, or 0 when the shapes do not broadcast. */
@@ -206,47 +247,6 @@ static int run_mm_add(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     return forked(&f, v, vi, mm_add, &args);
 }
 
-static int run_layout(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
-{
-    (void)v;
-    const int C = ptl_param(c, "C", vi), H = ptl_param(c, "H", vi), W = ptl_param(c, "W", vi);
-    const int to_hwc = ptl_param(c, "to_hwc", vi), data = ptl_param(c, "data", vi), grad = ptl_param(c, "grad", vi);
-    if (C < 1 || H < 1 || W < 1 || (to_hwc | data | grad) & ~1)
-        return bad(vi, "layout needs C, H, W >= 1 and to_hwc, data, grad 0 or 1");
-    const uint32_t n = (uint32_t)(C * H * W);
-    struct op_frame f;
-    op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct blob tensor = {.data = op_frame_output_from(&f, "x", "y_data", n), .diff = op_frame_output_from(&f, "g", "y_grad", n),
-                          .dim = (int)n, .W = W, .H = H, .C = C};
-    struct layout_args args = {.tensor = &tensor, .transp_buffer = op_frame_scratch(&f, n), .transpose_data = data,
-                               .transpose_grad = grad};
-    if (f.status)
-        return op_frame_finish(&f, 0);
-    ptl_measure_begin(vi);
-    if (to_hwc)
-        CHW_to_HWC(&args);
-    else
-        HWC_to_CHW(&args);
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
-}
-
-static int run_pad(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
-{
-    const int C = ptl_param(c, "C", vi), H = ptl_param(c, "H", vi), W = ptl_param(c, "W", vi);
-    const int L = ptl_param(c, "L", vi), R = ptl_param(c, "R", vi), U = ptl_param(c, "U", vi);
-    const int D = ptl_param(c, "D", vi), hwc = ptl_param(c, "HWC", vi);
-    if (C < 1 || H < 1 || W < 1 || L < 0 || R < 0 || U < 0 || D < 0 || (hwc != 0 && hwc != 1))
-        return bad(vi, "pad needs C, H, W >= 1, pads L, R, U, D >= 0 and HWC 0 or 1");
-    struct op_frame f;
-    op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct pad_args args = {.source = op_frame_input(&f, "x", (uint32_t)(C * H * W)),
-                            .dest = op_frame_output(&f, "y", (uint32_t)(C * (H + U + D) * (W + L + R))),
-                            .C = C, .H = H, .W = W, .T_RPAD = R, .T_LPAD = L, .T_UPAD = U, .T_DPAD = D,
-                            .HWC_lay = hwc};
-    return forked(&f, v, vi, pad_tensor, &args);
-}
-
 static int run_reduce_mean(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     int len, dims[MAX_DIMS];
@@ -309,12 +309,12 @@ const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("copy"), "n", "x", "y", "none", run_copy},
     {PTL_OP_NAME("set_to_value"), "n value_milli", "", "y", "none", run_set_to_value},
     {PTL_OP_NAME("vect_sum"), "n", "a b", "y", "none", run_vect_sum},
+    {PTL_OP_NAME("pad"), "C H W L R U D HWC", "x", "y", "none", run_pad},
+    {PTL_OP_NAME("layout"), "C H W to_hwc data grad", "x g", "y_data y_grad", "none", run_layout},
 #if PTL_OP_FP == 32
     {PTL_OP_NAME("broadcast_sum"), "l1 p0 p1 p2 p3 l2 q0 q1 q2 q3", "a b", "y", "none", run_broadcast_sum},
     {PTL_OP_NAME("mm_broadcast"), "la A0 A1 A2 A3 lb B0 B1 B2 B3", "A B", "C", "none", run_mm_broadcast},
     {PTL_OP_NAME("mm_add"), "N M K trans_B", "A B C0", "C", "none", run_mm_add},
-    {PTL_OP_NAME("layout"), "C H W to_hwc data grad", "x g", "y_data y_grad", "none", run_layout},
-    {PTL_OP_NAME("pad"), "C H W L R U D HWC", "x", "y", "none", run_pad},
     {PTL_OP_NAME("reduce_mean"), "len d0 d1 d2 d3 axis", "x out0", "y", "none", run_reduce_mean},
     {PTL_OP_NAME("mean_std"), "n eps_micro", "x", "mean var std", "none", run_mean_std},
     {PTL_OP_NAME("q_rsqrt"), "n", "x", "y", "none", run_q_rsqrt},
