@@ -125,7 +125,7 @@ PART_FLAT = tuple(dict(dim=n) for n in (1, 7, 8, 9, 17, 1000))
 def _part(name: str, shapes, inputs, reference, options=None, params=None) -> OpEntry:
     return OpEntry(
         name=name,
-        unit="softmax",
+        unit="softmax_parts",
         runner_op=lambda dtype: f"{name}_fp32",
         steps=("fw",),
         dtypes=("fp32",),
