@@ -51,8 +51,8 @@ def test_a_board_that_vanishes_has_its_cases_retried_on_another_and_is_quarantin
     assert failures_of(results) == []
     quarantined = session.target.farm.quarantined()
     assert list(quarantined) == ["vb0"] and "[transport]" in quarantined["vb0"], quarantined
-    runs = runs_by_board(session)
-    assert runs == {"vb0": 0, "vb1": len(cases)}, runs
+    runs = runs_by_board(session)    # on a fresh cache, one more run describes the new firmware
+    assert runs["vb0"] == 0 and runs["vb1"] in (len(cases), len(cases) + 1), runs
 
 
 def test_a_hung_board_is_reset_and_answers_again(tmp_path):
