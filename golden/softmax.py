@@ -34,18 +34,38 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def _fw_bound(x: np.ndarray, y: np.ndarray, A: float, k_e: int, k_s: int, k_div: int,
-              fmt: NumberFormat) -> np.ndarray:
+              fmt: NumberFormat, radius: np.ndarray | None = None) -> np.ndarray:
+    """The bound of the device's softmax of x around y = softmax(x). With a
+    `radius` (the device's input is x' with |x' - x| <= radius, elementwise),
+    around y still: softmax(x')_j is within y_j e^(+-s_j), s_j = radius_j +
+    the row's largest radius (numerator and denominator each move by at most
+    that factor), and |x'_j - m'| <= X_j + s_j."""
     u, eta = fmt.unit_roundoff, fmt.smallest_subnormal / 2
     W = x.shape[-1]
-    X = np.abs(x - x.max(axis=-1, keepdims=True))
+    spread = 0.0 if radius is None else radius + radius.max(axis=-1, keepdims=True)
+    X = np.abs(x - x.max(axis=-1, keepdims=True)) + spread
+    y_in = y * np.exp(spread)                  # the largest softmax of an input in the ball
     up = (1 + A) * np.exp(u * X) * (1 + u) ** k_e - 1
     down = 1 - (1 - A) * np.exp(-u * X) * (1 - u) ** k_e
-    r_up = (y * up).sum(axis=-1, keepdims=True)
-    r_down = (y * down).sum(axis=-1, keepdims=True)
+    r_up = (y_in * up).sum(axis=-1, keepdims=True)
+    r_down = (y_in * down).sum(axis=-1, keepdims=True)
     n_sum = W - 1 + k_s
     upper = (1 + up) * (1 + u) ** k_div / ((1 - r_down) * (1 - u) ** n_sum)
     lower = (1 - down) * (1 - u) ** k_div / ((1 + r_up) * (1 + u) ** n_sum)
-    return y * np.maximum(upper - 1, 1 - lower) + 2.0 ** -126 + 3 * eta
+    return y_in * np.maximum(upper - 1, 1 - lower) + (y_in - y) + 2.0 ** -126 + 3 * eta
+
+
+def storage_roundings(fmt: NumberFormat) -> tuple[int, int, int]:
+    """(k_e, k_s, k_div) of the row softmax: fp16/bf16 store each
+    exponential and the row sum in the format, and round the binary32
+    quotient once more."""
+    return (0, 0, 1) if fmt.bits == 32 else (1, 1, 2)
+
+
+def fw_bound(x: np.ndarray, radius: np.ndarray, fmt: NumberFormat, fastexp_rel: float) -> np.ndarray:
+    """The row softmax FW's bound around softmax(x) for a device input within
+    `radius` of x (a chained computation, e.g. attention scores)."""
+    return _fw_bound(x, _softmax(x), fastexp_rel, *storage_roundings(fmt), fmt, radius=radius)
 
 
 def softmax(inputs: dict[str, np.ndarray], step: str, fmt: NumberFormat, fastexp_rel: float) -> dict[str, Reference]:
@@ -53,10 +73,8 @@ def softmax(inputs: dict[str, np.ndarray], step: str, fmt: NumberFormat, fastexp
     if step == "fw":
         x = inputs["x"]
         y = _softmax(x)
-        k_e = 0 if fmt.bits == 32 else 1          # fp16/bf16 store each exponential in the format
-        k_s = 0 if fmt.bits == 32 else 1          # ... and the row sum
-        k_div = 1 if fmt.bits == 32 else 2        # binary32 quotient, then the format's rounding
-        return {"y": Reference(y, np.zeros_like(y), 0, propagated=_fw_bound(x, y, fastexp_rel, k_e, k_s, k_div, fmt))}
+        bound = _fw_bound(x, y, fastexp_rel, *storage_roundings(fmt), fmt)
+        return {"y": Reference(y, np.zeros_like(y), 0, propagated=bound)}
     if step == "bw":
         y, dy = inputs["y"], inputs["dy"]
         s = (dy * y).sum(axis=-1, keepdims=True)

@@ -442,6 +442,32 @@ MUTATIONS = [
              "float s = (float)o * ((float)n_in / (float)n_out);",
              "interpolation-fp32-fw-C3xHi4xWi4xHo8xWo8",
              "interpolation-fp32-fw-C3xHi4xWi4xHo8xWo8-bilinear1-flags1-direct-c8"),
+    Mutation("mhsa_query_transposed_the_wrong_way",   # q_h read as L x Hd instead of Hd x L
+             "sources/pulp_mhsa_impl.h",
+             "mh_transpose(a->q->data + o, T, Hd, L);",
+             "mh_transpose(a->q->data + o, T, L, Hd);",
+             "mhsa-fp32-fw-L9xE6xF12xheads2",
+             "mhsa-fp32-fw-L9xE6xF12xheads2-mm_unroll_2x4-c3"),
+    Mutation("mhsa_softmax_over_the_queries",   # scores as [key][query]: each row's softmax runs over queries
+             "sources/pulp_mhsa_impl.h",
+             "        mh_transpose(a->q->data + o, T, Hd, L);                       /* q_h^T, L x Hd */\n"
+             "        mh_matmul(T, a->k->data + o, S,",
+             "        mh_transpose(a->k->data + o, T, Hd, L);\n"
+             "        mh_matmul(T, a->q->data + o, S,",
+             "mhsa-fp32-fw-L9xE6xF12xheads2",
+             "mhsa-fp32-fw-L9xE6xF12xheads2-mm_M-c8"),
+    Mutation("mhsa_scores_not_scaled",   # the 1/sqrt(Hd) of the FW forgotten
+             "sources/pulp_mhsa_impl.h",
+             "        mh_scale(S, (long)L * L, s);\n",
+             "        (void)s;\n",
+             "mhsa-fp32-fw-L16xE16xF16xheads4",
+             "mhsa-fp32-fw-L16xE16xF16xheads4-mm-c1"),
+    Mutation("mhsa_head_offset_a_row_early",   # head h > 0 starts one row before its first
+             "sources/pulp_mhsa_impl.h",
+             "const long o = (long)h * Hd * L;",
+             "const long o = (long)(h > 0 ? h * Hd - 1 : 0) * L;",
+             "mhsa-fp32-bw-L7xE8xF8xheads4",
+             "mhsa-fp32-bw-L7xE8xF8xheads4-mm_unroll_4x1-c8"),
     Mutation("embedding_reads_the_previous_row",
              "sources/pulp_embedding_fp16.c",
              "a->embeds + (long)a->ids[i] * a->embed_dim",

@@ -37,6 +37,8 @@
 #include "pulp_train_utils_fp32.h"
 #include "pulp_train_utils_fp16.h"
 #include "pulp_rnn_fp32.h"
+#include "pulp_mhsa_fp32.h"
+#include "pulp_mhsa_fp16.h"
 #include "pulp_interpolation_fp32.h"
 #include "pulp_embedding_fp16.h"
 #include "pulp_act_fp32.h"

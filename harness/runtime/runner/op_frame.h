@@ -16,7 +16,7 @@
 
 #include "ptl_runner.h"
 
-#define OP_FRAME_MAX 8
+#define OP_FRAME_MAX 12
 
 struct op_frame_buffer {
     const char *name; /* outputs: the description's output name */
