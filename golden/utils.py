@@ -1,4 +1,4 @@
-"""References for the FP32 tensor utilities (harness/runtime/runner/ops_utils.c).
+"""References for the tensor utilities (harness/runtime/runner/ops_utils.c).
 
 Moves (transposes, copy, set_to_value, pad, the layout conversions) are
 exact: reduction 0, bit for bit. Element-wise and broadcast sums: one
@@ -11,6 +11,16 @@ exact 1/sqrt(x) with the documented relative error (the catalogue states
 it) inherited, plus the Newton step's five roundings y0 (1.5 - 0.5 x y0^2):
 y0 is within 3.5% of 1/sqrt(x), so 0.5 x y0^2 <= 0.55 and the magnitude is
 (1.5 + 0.55) 1.035 |y| < 2.2 |y|.
+
+The FP16 twins compute the sums, matmuls and means in the format itself:
+the same references, with the format's unit roundoff. mean_std_fp16 and
+q_rsqrt_fp16 compute in binary32 and round each result once. Their binary32
+error is the FP32 bound at binary32's unit roundoff, propagated; the
+rounding to the format adds, for a stored statistic, u (|value| + that
+bound) plus half the smallest subnormal, and for q_rsqrt reduction 1 on
+magnitude |y|: the binary32 result is at most |y| (1 + 2.2 gamma(5)) since
+the documented error is <= 0, and that excess is far below the u^2 by
+which gamma(1) = u / (1 - u) exceeds u.
 """
 from __future__ import annotations
 
@@ -18,7 +28,9 @@ import numpy as np
 
 from golden import norm
 from golden.bundle import Reference
-from golden.formats import NumberFormat
+from golden.formats import NumberFormat, format_named
+
+BINARY32 = format_named("fp32")
 
 
 def exact(y: np.ndarray) -> dict[str, Reference]:
@@ -68,12 +80,23 @@ def reduce_mean(x: np.ndarray, out0: np.ndarray, dims: tuple[int, ...], axis: in
     return {"y": Reference(y, magnitude, n + 1)}
 
 
+def _stored(value: np.ndarray, bound: np.ndarray, fmt: NumberFormat) -> np.ndarray:
+    """The bound of a binary32 result within `bound` of value once rounded to fmt."""
+    if fmt.bits == 32:
+        return bound
+    return bound + fmt.unit_roundoff * (np.abs(value) + bound) + fmt.smallest_subnormal / 2
+
+
 def mean_std(x: np.ndarray, eps: float, fmt: NumberFormat) -> dict[str, Reference]:
-    mu, v, sigma, e_mu, e_v, e_s = norm.statistics_bounds(x.reshape(1, -1), fmt, eps)
-    return {name: Reference(value, np.zeros_like(value), 0, propagated=bound)
+    """eps as the device holds it (rounded to fmt)."""
+    mu, v, sigma, e_mu, e_v, e_s = norm.statistics_bounds(x.reshape(1, -1), BINARY32, eps)
+    return {name: Reference(value, np.zeros_like(value), 0, propagated=_stored(value, bound, fmt))
             for name, value, bound in (("mean", mu, e_mu), ("var", v, e_v), ("std", sigma, e_s))}
 
 
-def q_rsqrt(x: np.ndarray, relative: float) -> dict[str, Reference]:
+def q_rsqrt(x: np.ndarray, relative: float, fmt: NumberFormat) -> dict[str, Reference]:
     y = 1.0 / np.sqrt(x)
-    return {"y": Reference(y, 2.2 * y, 5, propagated=relative * y)}
+    if fmt.bits == 32:
+        return {"y": Reference(y, 2.2 * y, 5, propagated=relative * y)}
+    newton = 5 * BINARY32.unit_roundoff / (1 - 5 * BINARY32.unit_roundoff) * 2.2 * y
+    return {"y": Reference(y, y, 1, propagated=relative * y + newton)}

@@ -8,9 +8,8 @@ each side, and both layouts. The per-core bodies are forked by the runner
 (cores 1, 3, 8), mm_broadcast and the layout conversions fork themselves,
 mean_std and q_rsqrt run on one core.
 
-The moves (transpose_matrix, transpose, copy, set_to_value, the layout
-conversions, pad) and vect_sum also run in fp16 and bf16, as their FP16 twins (`_fp16` names, fp16
-elements); the other utilities are FP32 only in lib_c.
+Every utility also runs in fp16 and bf16, as its FP16 twin (`_fp16`
+names, fp16 elements; pulp_mean_std_fp16_cl, q_rsqrt_fp16).
 """
 from __future__ import annotations
 
@@ -102,7 +101,7 @@ BROADCAST_SUM = _entry(
                "b": (int(np.prod(_shape_dims(c.shape, "q", "l2"))),)},
     lambda c: dict(c.shape),
     lambda c, i: utils.broadcast_sum(i["a"].reshape(_shape_dims(c.shape, "p", "l1")),
-                                     i["b"].reshape(_shape_dims(c.shape, "q", "l2"))))
+                                     i["b"].reshape(_shape_dims(c.shape, "q", "l2"))), dtypes=WITH_FP16)
 
 MM_BROADCAST = _entry(
     "mm_broadcast",
@@ -113,7 +112,7 @@ MM_BROADCAST = _entry(
                "B": (int(np.prod(_shape_dims(c.shape, "B", "lb"))),)},
     lambda c: dict(c.shape),
     lambda c, i: utils.mm_broadcast(i["A"].reshape(_shape_dims(c.shape, "A", "la")),
-                                    i["B"].reshape(_shape_dims(c.shape, "B", "lb"))))
+                                    i["B"].reshape(_shape_dims(c.shape, "B", "lb"))), dtypes=WITH_FP16)
 
 MM_ADD = _entry(
     "mm_add", tuple(dict(N=n, M=m, K=k) for n, m, k in ((1, 1, 1), (7, 8, 9), (9, 3, 17))),
@@ -124,7 +123,7 @@ MM_ADD = _entry(
                               i["B"].reshape((c.shape["M"], c.shape["K"]) if c.options["trans_B"]
                                              else (c.shape["K"], c.shape["M"])),
                               i["C0"].reshape(c.shape["N"], c.shape["M"]), c.options["trans_B"]),
-    options={"trans_B": (0, 1)})
+    options={"trans_B": (0, 1)}, dtypes=WITH_FP16)
 
 LAYOUT = _entry(
     "layout", tuple(dict(C=c, H=h, W=w) for c, h, w in ((1, 1, 1), (3, 4, 5), (8, 3, 3), (2, 1, 7))),
@@ -147,7 +146,8 @@ REDUCE_MEAN = _entry(
     lambda c: {"x": (int(np.prod(_shape_dims(c.shape, "d", "len"))),),
                "out0": (int(np.prod(_shape_dims(c.shape, "d", "len"))) // c.shape[f"d{c.shape['axis']}"],)},
     lambda c: dict(c.shape),
-    lambda c, i: utils.reduce_mean(i["x"], i["out0"], _shape_dims(c.shape, "d", "len"), c.shape["axis"]))
+    lambda c, i: utils.reduce_mean(i["x"], i["out0"], _shape_dims(c.shape, "d", "len"), c.shape["axis"]),
+    dtypes=WITH_FP16)
 
 EPS_MICRO = 10      # 1e-5, torch's usual norm epsilon
 
@@ -162,8 +162,10 @@ def _mean_std_values(c, inputs: dict) -> dict:
 MEAN_STD = _entry(
     "mean_std", (dict(n=8), dict(n=17), dict(n=1000), dict(n=16, constant=1)), _flat("x"),
     lambda c: {"n": c.shape["n"], "eps_micro": EPS_MICRO},
-    lambda c, i: utils.mean_std(i["x"], float(np.float32(EPS_MICRO) / np.float32(1e6)), format_named(c.dtype)),
-    cores=(1,), input_values=_mean_std_values)
+    # epsilon: the binary32 quotient the runner computes, rounded to the format as the FP16 twin holds it
+    lambda c, i: utils.mean_std(i["x"], float(format_named(c.dtype).round(np.float32(EPS_MICRO) / np.float32(1e6))),
+                                format_named(c.dtype)),
+    cores=(1,), input_values=_mean_std_values, dtypes=WITH_FP16)
 
 # q_rsqrt: one Newton step after the 0x5f3759df guess, relative error in
 # [-1.76e-3, 0] (shared/TRAINLIB_API_MORE.md, "Tensor utilities").
@@ -176,8 +178,8 @@ def _positive(c, inputs: dict) -> dict:
 
 
 Q_RSQRT = _entry("q_rsqrt", (dict(n=64),), _flat("x"), lambda c: dict(c.shape),
-                 lambda c, i: utils.q_rsqrt(i["x"], c.entry.approximations["q_rsqrt_rel"]), cores=(1,),
-                 input_values=_positive, approximations={"q_rsqrt_rel": Q_RSQRT_REL})
+                 lambda c, i: utils.q_rsqrt(i["x"], c.entry.approximations["q_rsqrt_rel"], format_named(c.dtype)),
+                 cores=(1,), input_values=_positive, approximations={"q_rsqrt_rel": Q_RSQRT_REL}, dtypes=WITH_FP16)
 
 ENTRIES = [TRANSPOSE_MATRIX, TRANSPOSE, COPY, SET_TO_VALUE, VECT_SUM, BROADCAST_SUM, MM_BROADCAST, MM_ADD, LAYOUT,
            PAD, REDUCE_MEAN, MEAN_STD, Q_RSQRT]

@@ -1,8 +1,8 @@
 /*
- * Runner ops of the FP32 tensor utilities (pulp_train_utils_fp32.h). The
+ * Runner ops of the tensor utilities (pulp_train_utils_fp32.h, _fp16.h). The
  * per-core bodies are forked here on the variant's team, as the API's
- * callers fork them; mm_broadcast_fp32 and the layout conversions fork
- * themselves; pulp_mean_std_fp32_cl and q_rsqrt run on one core.
+ * callers fork them; mm_broadcast and the layout conversions fork
+ * themselves; pulp_mean_std and q_rsqrt run on one core.
  *
  * Shapes of up to 4 dims travel as params <p>0..<p>3 with a length <l>:
  *   transpose        n_dim d0..d3 a0..a3 (dims, transposed_axes)
@@ -10,11 +10,11 @@
  *   mm_broadcast     la A0..A3, lb B0..B3
  *   reduce_mean      len d0..d3 axis
  * Floats travel as integers: set_to_value's value = value_milli / 1000 and
- * mean_std's epsilon = eps_micro / 1000000, each a binary32 quotient.
+ * mean_std's epsilon = eps_micro / 1000000, each a binary32 quotient
+ * (rounded to fp16 for the FP16 twins).
  * In-place utilities (mm_add, the layout conversions, reduce_mean's
  * accumulation) start from a copy of their input in the output buffer.
- * The moves (with the layout conversions and pad) and vect_sum are compiled for both dtypes (their FP16 twins
- * carry _fp16 names); the rest for FP32 only.
+ * Every op is compiled for both dtypes (the FP16 twins carry _fp16 names).
  */
 #include "op_frame.h"
 #include "pmsis.h"
@@ -175,8 +175,6 @@ static int run_pad(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     return forked(&f, v, vi, PTL_S(pad_tensor), &args);
 }
 
-#if PTL_OP_FP == 32
-
 /* The broadcast shape's element count, or 0 when the shapes do not broadcast. */
 static long broadcast_count(const int *d1, int l1, const int *d2, int l2)
 {
@@ -200,11 +198,11 @@ static int run_broadcast_sum(const struct ptl_case *c, struct ptl_variant v, uin
         return bad(vi, "broadcast_sum needs 1..4 dims each >= 1 (l1 p0.., l2 q0..) that broadcast");
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct array_broadcast_sum_fp32_args args = {
+    struct PTL_F(array_broadcast_sum_, _args) args = {
         .op_1 = op_frame_input(&f, "a", (uint32_t)n1), .op_2 = op_frame_input(&f, "b", (uint32_t)n2),
         .dest = op_frame_output(&f, "y", (uint32_t)n), .op_1_dims = d1, .op_2_dims = d2,
         .op_1_dims_len = l1, .op_2_dims_len = l2};
-    return forked(&f, v, vi, array_broadcast_sum_fp32, &args);
+    return forked(&f, v, vi, PTL_F(array_broadcast_sum_, ), &args);
 }
 
 static int run_mm_broadcast(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -220,13 +218,13 @@ static int run_mm_broadcast(const struct ptl_case *c, struct ptl_variant v, uint
     const long n = batch * da[la - 2] * db[lb - 1];
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct broadcastMatMul_args_fp32 args = {
+    struct PTL_F(broadcastMatMul_args_, ) args = {
         .A = op_frame_input(&f, "A", (uint32_t)na), .B = op_frame_input(&f, "B", (uint32_t)nb),
         .C = op_frame_output(&f, "C", (uint32_t)n), .A_dims = da, .B_dims = db, .A_dims_len = la, .B_dims_len = lb};
     if (f.status)
         return op_frame_finish(&f, 0);
     ptl_measure_begin(vi);
-    mm_broadcast_fp32(&args);
+    PTL_F(mm_broadcast_, )(&args);
     ptl_measure_end(vi);
     return op_frame_finish(&f, 1);
 }
@@ -239,12 +237,12 @@ static int run_mm_add(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         return bad(vi, "mm_add needs N, M, K >= 1 and trans_B 0 or 1");
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct matMul_args args = {.A = op_frame_input(&f, "A", (uint32_t)(N * K)),
+    struct PTL_S(matMul_args) args = {.A = op_frame_input(&f, "A", (uint32_t)(N * K)),
                                .B = op_frame_input(&f, "B", (uint32_t)(K * M)),
                                .C = op_frame_output_from(&f, "C0", "C", (uint32_t)(N * M)), .N = N, .M = M, .K = K,
                                .trans_B = trans_B, .bias = NULL, .bias_dim = 0, .USE_BIASES = 0,
                                .bias_transposed = 0, .HWC = 0};
-    return forked(&f, v, vi, mm_add, &args);
+    return forked(&f, v, vi, PTL_S(mm_add), &args);
 }
 
 static int run_reduce_mean(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -257,10 +255,10 @@ static int run_reduce_mean(const struct ptl_case *c, struct ptl_variant v, uint3
     const uint32_t n_out = (uint32_t)(n / dims[axis]);
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct reduce_mean_args_fp32 args = {.input = op_frame_input(&f, "x", (uint32_t)n),
+    struct PTL_F(reduce_mean_args_, ) args = {.input = op_frame_input(&f, "x", (uint32_t)n),
                                          .output = op_frame_output_from(&f, "out0", "y", n_out), .dims = dims,
                                          .dims_len = len, .reduce_axis = axis};
-    return forked(&f, v, vi, reduce_mean_fp32, &args);
+    return forked(&f, v, vi, PTL_F(reduce_mean_, ), &args);
 }
 
 static int run_mean_std(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -271,14 +269,14 @@ static int run_mean_std(const struct ptl_case *c, struct ptl_variant v, uint32_t
         return bad(vi, "mean_std needs n >= 1 and eps_micro >= 0");
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    struct mean_std_args args = {.input = op_frame_input(&f, "x", (uint32_t)n),
+    struct PTL_S(mean_std_args) args = {.input = op_frame_input(&f, "x", (uint32_t)n),
                                  .mean = op_frame_output(&f, "mean", 1), .var = op_frame_output(&f, "var", 1),
                                  .std = op_frame_output(&f, "std", 1),
-                                 .epsilon = (float)eps_micro / 1000000.0f, .dim = n};
+                                 .epsilon = FROM_F32((float)eps_micro / 1000000.0f), .dim = n};
     if (f.status)
         return op_frame_finish(&f, 0);
     ptl_measure_begin(vi);
-    pulp_mean_std_fp32_cl(&args);
+    PTL_F(pulp_mean_std_, _cl)(&args);
     ptl_measure_end(vi);
     return op_frame_finish(&f, 1);
 }
@@ -291,17 +289,15 @@ static int run_q_rsqrt(const struct ptl_case *c, struct ptl_variant v, uint32_t 
         return bad(vi, "q_rsqrt needs n >= 1");
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    float *x = op_frame_input(&f, "x", (uint32_t)n), *y = op_frame_output(&f, "y", (uint32_t)n);
+    PTL_T *x = op_frame_input(&f, "x", (uint32_t)n), *y = op_frame_output(&f, "y", (uint32_t)n);
     if (f.status)
         return op_frame_finish(&f, 0);
     ptl_measure_begin(vi);
     for (int i = 0; i < n; i++)
-        y[i] = q_rsqrt(x[i]);
+        y[i] = PTL_S(q_rsqrt)(x[i]);
     ptl_measure_end(vi);
     return op_frame_finish(&f, 1);
 }
-
-#endif /* PTL_OP_FP == 32 */
 
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("transpose_matrix"), "N M", "x", "y", "none", run_transpose_matrix},
@@ -311,13 +307,11 @@ const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("vect_sum"), "n", "a b", "y", "none", run_vect_sum},
     {PTL_OP_NAME("pad"), "C H W L R U D HWC", "x", "y", "none", run_pad},
     {PTL_OP_NAME("layout"), "C H W to_hwc data grad", "x g", "y_data y_grad", "none", run_layout},
-#if PTL_OP_FP == 32
     {PTL_OP_NAME("broadcast_sum"), "l1 p0 p1 p2 p3 l2 q0 q1 q2 q3", "a b", "y", "none", run_broadcast_sum},
     {PTL_OP_NAME("mm_broadcast"), "la A0 A1 A2 A3 lb B0 B1 B2 B3", "A B", "C", "none", run_mm_broadcast},
     {PTL_OP_NAME("mm_add"), "N M K trans_B", "A B C0", "C", "none", run_mm_add},
     {PTL_OP_NAME("reduce_mean"), "len d0 d1 d2 d3 axis", "x out0", "y", "none", run_reduce_mean},
     {PTL_OP_NAME("mean_std"), "n eps_micro", "x", "mean var std", "none", run_mean_std},
     {PTL_OP_NAME("q_rsqrt"), "n", "x", "y", "none", run_q_rsqrt},
-#endif
     {0},
 };
