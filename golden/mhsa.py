@@ -56,16 +56,16 @@ def _sizes(shape: dict) -> tuple[int, int, int, int, int]:
     return L, E, F, heads, F // heads
 
 
-def forward(inputs: dict[str, np.ndarray], shape: dict, fmt: NumberFormat, fastexp_rel: float,
-            q_rsqrt_rel: float) -> dict[str, Ball]:
-    """q, k, v, a, p and y as balls."""
-    L, E, F, heads, Hd = _sizes(shape)
-    ar = Arith(fmt)
-    I = _exact(inputs["x"], (E, L))
+def forward_balls(ar: Arith, I: Ball, W: dict[str, Ball], B: dict[str, Ball], heads: int, fmt: NumberFormat,
+                  fastexp_rel: float, q_rsqrt_rel: float) -> dict[str, Ball]:
+    """q, k, v, a, p and y from the input I (E x L), the weights W (wq, wk,
+    wv, wo: E x F) and the biases B (bq, bk, bv: F x 1), all balls."""
+    (E, L), F = I.c.shape, W["wq"].c.shape[1]
+    Hd = F // heads
     proj = {}
     for name in ("q", "k", "v"):
-        product = _matmul(ar, _exact(inputs["w" + name], (E, F)), I, E, trans_a=True)   # C^T I, F x L
-        proj[name] = ar.add(product, _exact(inputs["b" + name], (F, 1)))
+        product = _matmul(ar, W["w" + name], I, E, trans_a=True)                    # C^T I, F x L
+        proj[name] = ar.add(product, B["b" + name])
     s = _scale(Hd, fmt, q_rsqrt_rel)
     a_c, a_r, p_c, p_r = (torch.zeros(F, L, dtype=torch.float64), torch.zeros(F, L, dtype=torch.float64),
                           torch.zeros(heads, L, L, dtype=torch.float64), torch.zeros(heads, L, L, dtype=torch.float64))
@@ -78,22 +78,19 @@ def forward(inputs: dict[str, np.ndarray], shape: dict, fmt: NumberFormat, faste
         ah = _matmul(ar, vh, p, L, trans_b=True)                                          # v_h P^T
         a_c[rows], a_r[rows], p_c[h], p_r[h] = ah.c, ah.r, p.c, p.r
     a, p = Ball(a_c, a_r), Ball(p_c, p_r)
-    y = _matmul(ar, _exact(inputs["wo"], (E, F)), a, F)
+    y = _matmul(ar, W["wo"], a, F)
     return dict(proj, a=a, p=p, y=y)
 
 
-def mhsa(inputs: dict[str, np.ndarray], step: str, shape: dict, fmt: NumberFormat, fastexp_rel: float,
-         q_rsqrt_rel: float) -> dict[str, Reference]:
-    if step == "fw":
-        return {name: _ref(b) for name, b in forward(inputs, shape, fmt, fastexp_rel, q_rsqrt_rel).items()}
-    L, E, F, heads, Hd = _sizes(shape)
-    ar = Arith(fmt)
-    I, dO = _exact(inputs["x"], (E, L)), _exact(inputs["dy"], (E, L))
-    W = {n: _exact(inputs["w" + n], (E, F)) for n in ("q", "k", "v", "o")}
-    q, k, v, a = (_exact(inputs[n], (F, L)) for n in ("q", "k", "v", "a"))
-    P = _exact(inputs["p"], (heads, L, L))
+def backward_balls(ar: Arith, I: Ball, W: dict[str, Ball], fw: dict[str, Ball], dO: Ball, heads: int,
+                   fmt: NumberFormat, q_rsqrt_rel: float) -> dict[str, Ball]:
+    """Every gradient the BW writes (dwo, da, dv, dk, dq, dwq, dwk, dwv, dx)
+    from I, the weights, the FW's q, k, v, a, p (balls) and dO (E x L)."""
+    (E, L), F = I.c.shape, W["wq"].c.shape[1]
+    Hd = F // heads
+    q, k, v, a, P = (fw[n] for n in ("q", "k", "v", "a", "p"))
     s = _scale(Hd, fmt, q_rsqrt_rel)
-    out = {"dwo": _matmul(ar, dO, a, L, trans_b=True), "da": _matmul(ar, W["o"], dO, E, trans_a=True)}
+    out = {"dwo": _matmul(ar, dO, a, L, trans_b=True), "da": _matmul(ar, W["wo"], dO, E, trans_a=True)}
     grads = {n: (torch.zeros(F, L, dtype=torch.float64), torch.zeros(F, L, dtype=torch.float64))
              for n in ("dq", "dk", "dv")}
     for h in range(heads):
@@ -116,10 +113,35 @@ def mhsa(inputs: dict[str, np.ndarray], step: str, shape: dict, fmt: NumberForma
     out.update(d)
     for n in ("q", "k", "v"):
         out["dw" + n] = _matmul(ar, d["d" + n], I, L, trans_b=True)                       # d I^T, F x E
-    dx = _matmul(ar, W["q"], d["dq"], F)
+    dx = _matmul(ar, W["wq"], d["dq"], F)
     for n in ("k", "v"):
-        dx = ar.add(dx, _matmul(ar, W[n], d["d" + n], F))
+        dx = ar.add(dx, _matmul(ar, W["w" + n], d["d" + n], F))
     out["dx"] = dx
+    return out
+
+
+def _weights(inputs: dict[str, np.ndarray], E: int, F: int) -> dict[str, Ball]:
+    return {w: _exact(inputs[w], (E, F)) for w in ("wq", "wk", "wv", "wo")}
+
+
+def forward(inputs: dict[str, np.ndarray], shape: dict, fmt: NumberFormat, fastexp_rel: float,
+            q_rsqrt_rel: float) -> dict[str, Ball]:
+    """q, k, v, a, p and y as balls, from exact inputs."""
+    L, E, F, heads, _ = _sizes(shape)
+    biases = {b: _exact(inputs[b], (F, 1)) for b in ("bq", "bk", "bv")}
+    return forward_balls(Arith(fmt), _exact(inputs["x"], (E, L)), _weights(inputs, E, F), biases, heads, fmt,
+                         fastexp_rel, q_rsqrt_rel)
+
+
+def mhsa(inputs: dict[str, np.ndarray], step: str, shape: dict, fmt: NumberFormat, fastexp_rel: float,
+         q_rsqrt_rel: float) -> dict[str, Reference]:
+    if step == "fw":
+        return {name: _ref(b) for name, b in forward(inputs, shape, fmt, fastexp_rel, q_rsqrt_rel).items()}
+    L, E, F, heads, _ = _sizes(shape)
+    fw = {n: _exact(inputs[n], (F, L)) for n in ("q", "k", "v", "a")}
+    fw["p"] = _exact(inputs["p"], (heads, L, L))
+    out = backward_balls(Arith(fmt), _exact(inputs["x"], (E, L)), _weights(inputs, E, F), fw,
+                         _exact(inputs["dy"], (E, L)), heads, fmt, q_rsqrt_rel)
     return {name: _ref(b) for name, b in out.items()}
 
 

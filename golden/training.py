@@ -265,6 +265,21 @@ def dsblock_trajectory(inputs: dict[str, np.ndarray], steps: int, lr: float, C: 
     return {name: np.concatenate(v) if name == "loss" else np.stack(v) for name, v in rows.items()}
 
 
+def _ce_balls(z, t, fmt: NumberFormat, ce_scale: float):
+    """The CrossEntropy's loss and gradient as balls, from logits z (a ball),
+    as in the CNN's derivation (module docstring, CE fw and bw)."""
+    from golden.ball import Ball
+    dmax = float(z.r.max())
+    s = float(t.sum()) or 1.0
+    t_abs = float(t.abs().sum())
+    z_np, t_np = z.c.numpy(), t.numpy()
+    loss_c = torch.logsumexp(z.c, 0) * s - (t * z.c).sum()
+    loss_r = (abs(s) + t_abs) * dmax + float(_ce_bound(z_np, t_np, "fw", fmt, ce_scale).reshape(-1)[0])
+    softmax = torch.softmax(z.c, 0)
+    dz = Ball(softmax * s - t, abs(s) * softmax * math.expm1(2 * dmax) + _t(_ce_bound(z_np, t_np, "bw", fmt, ce_scale)))
+    return Ball(loss_c.reshape(1), torch.tensor([loss_r], dtype=torch.float64)), dz
+
+
 def _ds_step_balls(x, t, params, C, K, fmt: NumberFormat, ce_scale: float):
     """One teacher-forced step: the balls of the loss, the gradients and the
     input gradient, from exact parameters."""
@@ -300,15 +315,7 @@ def _ds_step_balls(x, t, params, C, K, fmt: NumberFormat, ce_scale: float):
     p = Ball(F.max_pool2d(r3.c.unsqueeze(0), 2)[0].reshape(-1), F.max_pool2d(r3.r.unsqueeze(0), 2)[0].reshape(-1))
     n_f = p.c.numel()
     z4 = A.linear(lambda v: w_l @ v, p, n_f, lambda v: w_l.abs() @ v)
-    # loss and its gradient, as in the CNN
-    dmax = float(z4.r.max())
-    s = float(t.sum()) or 1.0
-    t_abs = float(t.abs().sum())
-    z4_np, t_np = z4.c.numpy(), t.numpy()
-    loss_c = torch.logsumexp(z4.c, 0) * s - (t * z4.c).sum()
-    loss_r = (abs(s) + t_abs) * dmax + float(_ce_bound(z4_np, t_np, "fw", fmt, ce_scale).reshape(-1)[0])
-    softmax = torch.softmax(z4.c, 0)
-    dz4 = Ball(softmax * s - t, abs(s) * softmax * math.expm1(2 * dmax) + _t(_ce_bound(z4_np, t_np, "bw", fmt, ce_scale)))
+    loss, dz4 = _ce_balls(z4, t, fmt, ce_scale)
     # backward
     dw_l = A.bilinear(lambda g, v: torch.outer(g, v), dz4, p, 1)
     dp = A.linear(lambda g: w_l.T @ g, dz4, K, lambda g: w_l.abs().T @ g)
@@ -346,17 +353,21 @@ def _ds_step_balls(x, t, params, C, K, fmt: NumberFormat, ce_scale: float):
                             dw_l.c.reshape(-1)]),
                  torch.cat([dw_dw.r.reshape(-1), dw_pw.r.reshape(-1), dgamma.r.reshape(-1), dbeta.r.reshape(-1),
                             dw_l.r.reshape(-1)]))
-    return Ball(loss_c.reshape(1), torch.tensor([loss_r], dtype=torch.float64)), grads, dx, gamma(2, u)
+    return loss, grads, dx, gamma(2, u)
 
 
-def dsblock_teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray], lr: float, C: int, K: int,
-                           fmt: NumberFormat, ce_scale: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Every step from the device's parameters after the step before:
-    (value, bound) of loss, grads, weights and dx, by name."""
+def _teacher_forced_sgd(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray], lr: float,
+                        fmt: NumberFormat, step_balls) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every step from the device's parameters after the step before, for a
+    run whose parameters are one vector updated by SGD: step_balls(x, t,
+    params) gives the step's balls by output name ("loss", "grads", and any
+    other per-step output); "weights" is the update. (value, bound) by name."""
+    from golden.ball import gamma
     eta = fmt.smallest_subnormal / 2
+    g2 = gamma(2, fmt.unit_roundoff)
     xs, ts = _t(inputs["x"]), _t(inputs["t"])
     steps = outputs["loss"].size
-    rows = {name: ([], []) for name in ("loss", "grads", "weights", "dx")}
+    rows = {name: ([], []) for name in outputs}
     for k in range(steps):
         params = _t(inputs["params"]) if k == 0 else _t(outputs["weights"][k - 1])
         if not bool(torch.isfinite(params).all()):
@@ -365,12 +376,109 @@ def dsblock_teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.
                 values += [torch.full((size,), math.nan, dtype=torch.float64)] * (steps - k)
                 bounds += [torch.zeros(size, dtype=torch.float64)] * (steps - k)
             break
-        loss, grads, dx, g2 = _ds_step_balls(xs[k % len(xs)], ts[k % len(ts)], params, C, K, fmt, ce_scale)
+        balls = step_balls(xs[k % len(xs)], ts[k % len(ts)], params)
+        grads = balls["grads"]
         new = params - lr * grads.c
         new_r = lr * grads.r + g2 * (params.abs() + lr * grads.mag) + 2 * eta
-        for name, value, bound in (("loss", loss.c, loss.r), ("grads", grads.c, grads.r), ("weights", new, new_r),
-                                   ("dx", dx.c.reshape(-1), dx.r.reshape(-1))):
+        for name in rows:
+            value, bound = (new, new_r) if name == "weights" else (balls[name].c, balls[name].r)
             rows[name][0].append(value.reshape(-1))
             rows[name][1].append(bound.reshape(-1))
     return {name: (torch.stack(v).numpy().reshape(outputs[name].shape), torch.stack(b).numpy().reshape(outputs[name].shape))
             for name, (v, b) in rows.items()}
+
+
+def dsblock_teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray], lr: float, C: int, K: int,
+                           fmt: NumberFormat, ce_scale: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every step from the device's parameters after the step before:
+    (value, bound) of loss, grads, weights and dx, by name."""
+    def step(x, t, params):
+        loss, grads, dx, _ = _ds_step_balls(x, t, params, C, K, fmt, ce_scale)
+        return {"loss": loss, "grads": grads, "dx": dx}
+    return _teacher_forced_sgd(inputs, outputs, lr, fmt, step)
+
+
+# ---- the transformer block (LayerNorm -> attention -> residual -> linear -> CE) ----
+
+def _tf_split(params: torch.Tensor, E: int, F: int, K: int) -> dict[str, torch.Tensor]:
+    n = E * F
+    return {"wq": params[:n].reshape(E, F), "wk": params[n:2 * n].reshape(E, F), "wv": params[2 * n:3 * n].reshape(E, F),
+            "wo": params[3 * n:4 * n].reshape(E, F), "wl": params[4 * n:].reshape(K, -1)}
+
+
+def _tf_fixed(fixed: torch.Tensor, E: int, F: int) -> dict[str, torch.Tensor]:
+    return {"ln_w": fixed[:E], "ln_b": fixed[E:2 * E], "bq": fixed[2 * E:2 * E + F], "bk": fixed[2 * E + F:2 * E + 2 * F],
+            "bv": fixed[2 * E + 2 * F:]}
+
+
+def _tf_loss(x, t, params, fixed, shape: dict, eps: float):
+    """The block in float64, in the device's layouts (pulp_mhsa_fp32.h)."""
+    E, n_f, heads, K = shape["E"], shape["F"], shape["heads"], shape["K"]
+    W, B = _tf_split(params, E, n_f, K), _tf_fixed(fixed, E, n_f)
+    I = F.layer_norm(x, (E,), weight=B["ln_w"], bias=B["ln_b"], eps=eps).T         # E x L
+    q, k, v = (W[w].T @ I + B[b][:, None] for w, b in (("wq", "bq"), ("wk", "bk"), ("wv", "bv")))
+    Hd = n_f // heads
+    heads_out = []
+    for h in range(heads):
+        rows = slice(h * Hd, (h + 1) * Hd)
+        p = torch.softmax(q[rows].T @ k[rows] / math.sqrt(Hd), dim=-1)   # [query][key]
+        heads_out.append(v[rows] @ p.T)
+    r = W["wo"] @ torch.cat(heads_out) + I
+    logits = W["wl"] @ r.reshape(-1)
+    s = float(t.sum()) or 1.0
+    return torch.logsumexp(logits, 0) * s - (t * logits).sum()
+
+
+def transformer_trajectory(inputs: dict[str, np.ndarray], steps: int, lr: float, shape: dict,
+                           eps: float) -> dict[str, np.ndarray]:
+    """The float64 run from the initial parameters: loss, gradients (in the
+    parameters' layout) and weights after each step."""
+    xs, ts, fixed = _t(inputs["x"]), _t(inputs["t"]), _t(inputs["fixed"])
+    params = _t(inputs["params"])
+    rows = {name: [] for name in ("loss", "grads", "weights")}
+    for k in range(steps):
+        p = params.clone().requires_grad_(True)
+        loss = _tf_loss(xs[k % len(xs)], ts[k % len(ts)], p, fixed, shape, eps)
+        loss.backward()
+        params = params - lr * p.grad
+        for name, value in (("loss", loss.detach().reshape(1)), ("grads", p.grad), ("weights", params)):
+            rows[name].append(value.detach().numpy().reshape(-1))
+    return {name: np.concatenate(v) if name == "loss" else np.stack(v) for name, v in rows.items()}
+
+
+def _tf_step_balls(x, t, params, fixed, shape: dict, fmt: NumberFormat, eps: float, ce_scale: float,
+                   fastexp_rel: float, q_rsqrt_rel: float):
+    from golden import mhsa, norm
+    from golden.ball import Arith, Ball, gamma
+    E, n_f, heads, K = shape["E"], shape["F"], shape["heads"], shape["K"]
+    A = Arith(fmt)
+    W = {n: Ball.exact(w) for n, w in _tf_split(params, E, n_f, K).items()}
+    B = _tf_fixed(fixed, E, n_f)
+    # LayerNorm over each token's E values: the norm family's bound (golden/norm.py)
+    ln = norm.normalized(x.numpy(), B["ln_w"].numpy()[None, :], B["ln_b"].numpy()[None, :], fmt, eps)
+    z_r = gamma(ln.reduction, fmt.unit_roundoff) * ln.magnitude + ln.reduction * fmt.smallest_subnormal / 2
+    z = Ball(_t(ln.value), _t(z_r + ln.propagated))
+    I = Ball(z.c.T.contiguous(), z.r.T.contiguous())                                # the exact transpose
+    biases = {b: Ball.exact(B[b][:, None]) for b in ("bq", "bk", "bv")}
+    fw = mhsa.forward_balls(A, I, W, biases, heads, fmt, fastexp_rel, q_rsqrt_rel)
+    r = A.add(fw["y"], I)                                                          # the residual
+    r_flat = Ball(r.c.reshape(-1), r.r.reshape(-1))
+    wl = W["wl"].c
+    logits = A.linear(lambda v: wl @ v, r_flat, r_flat.c.numel(), lambda v: wl.abs() @ v)
+    loss, dlogits = _ce_balls(logits, t, fmt, ce_scale)
+    dwl = A.bilinear(lambda g, v: torch.outer(g, v), dlogits, r_flat, 1)
+    dr = A.linear(lambda g: wl.T @ g, dlogits, K, lambda g: wl.abs().T @ g)
+    dO = Ball(dr.c.reshape(E, -1), dr.r.reshape(E, -1))                            # residual BW: a copy
+    bw = mhsa.backward_balls(A, I, W, fw, dO, heads, fmt, q_rsqrt_rel)
+    parts = [bw["dwq"], bw["dwk"], bw["dwv"]]                                       # F x E: back to E x F
+    grads = Ball(torch.cat([g.c.T.reshape(-1) for g in parts] + [bw["dwo"].c.reshape(-1), dwl.c.reshape(-1)]),
+                 torch.cat([g.r.T.reshape(-1) for g in parts] + [bw["dwo"].r.reshape(-1), dwl.r.reshape(-1)]))
+    return {"loss": loss, "grads": grads}
+
+
+def transformer_teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray], lr: float,
+                               shape: dict, fmt: NumberFormat, eps: float, ce_scale: float, fastexp_rel: float,
+                               q_rsqrt_rel: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    fixed = _t(inputs["fixed"])
+    return _teacher_forced_sgd(inputs, outputs, lr, fmt, lambda x, t, params: _tf_step_balls(
+        x, t, params, fixed, shape, fmt, eps, ce_scale, fastexp_rel, q_rsqrt_rel))

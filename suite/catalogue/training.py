@@ -31,6 +31,7 @@ from golden.losses import micro_value
 from harness.cases import ChainedCheck, OpEntry
 from harness.lineplot import line_plot_svg
 from suite.catalogue.losses import CROSSENTROPY
+from suite.catalogue.mhsa import MHSA
 
 CNN_SHAPES = (dict(Ci=2, H=8, W=8, Co=4, K=3, S=4, N=20),)
 LR_MICRO = 62500     # 1/16, exact in every format
@@ -194,4 +195,88 @@ DSBLOCK = OpEntry(
     footprint=_ds_footprint,
 )
 
-ENTRIES = [CNN, DSBLOCK]
+
+# ---- a transformer block (FP32): LayerNorm -> attention -> residual -> linear -> CE ----
+
+TF_SHAPES = (dict(L=8, E=8, F=8, heads=2, K=4, S=4, N=20),)
+TF_OUTPUTS = ("loss", "grads", "weights")
+TF_LN_EPS = float(np.float32(1e-5))      # the LayerNorm's eps[0], as ops_train.c passes it
+
+
+def _tf_sizes(s) -> tuple[int, int]:
+    """(parameters: wq, wk, wv, wo [E x F each] and the linear [K x E*L];
+    fixed: LayerNorm weight and bias [E each], bq, bk, bv [F each])."""
+    return 4 * s["E"] * s["F"] + s["K"] * s["L"] * s["E"], 2 * s["E"] + 3 * s["F"]
+
+
+def _tf_inputs(c) -> dict[str, tuple[int, ...]]:
+    s = c.shape
+    n_params, n_fixed = _tf_sizes(s)
+    return {"x": (s["S"], s["L"], s["E"]), "t": (s["S"], s["K"]), "params": (n_params,), "fixed": (n_fixed,)}
+
+
+def _tf_input_values(c, inputs: dict) -> dict:
+    """One-hot labels; attention weights / 2, the linear's / 8 (a fan-in of
+    E*L = 64); the LayerNorm weight around 1 and its bias, and the fixed
+    attention biases, / 4."""
+    s = c.shape
+    t = np.zeros((s["S"], s["K"]))
+    t[np.arange(s["S"]), np.arange(s["S"]) % s["K"]] = 1.0
+    n_att = 4 * s["E"] * s["F"]
+    p = inputs["params"].copy()
+    p[:n_att] /= 2
+    p[n_att:] /= 8
+    fixed = inputs["fixed"] / 4
+    fixed[:s["E"]] = format_named(c.dtype).round(1 + fixed[:s["E"]])
+    return dict(inputs, t=t, params=p, fixed=fixed)
+
+
+def _tf_reference(c, inputs) -> dict[str, Reference]:
+    run = training.transformer_trajectory(inputs, c.shape["N"], _lr(c), c.shape, TF_LN_EPS)
+    return {name: Reference(run[name], np.abs(run[name]), 0) for name in TF_OUTPUTS}
+
+
+def _tf_chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
+    ap = MHSA.approximations
+    steps = training.transformer_teacher_forced(inputs, outputs, _lr(c), c.shape, format_named(c.dtype), TF_LN_EPS,
+                                                CROSSENTROPY.tolerance_scale.get(c.dtype, 1.0),
+                                                ap["fastexp_gist_rel"], ap["q_rsqrt_rel"])
+    references = {name: Reference(value, np.zeros_like(value), 0, propagated=bound)
+                  for name, (value, bound) in steps.items()}
+    free = training.transformer_trajectory(inputs, c.shape["N"], _lr(c), c.shape, TF_LN_EPS)
+    plot = line_plot_svg(f"Transformer block training, {c.dtype}: loss per step", "step", "cross-entropy loss",
+                         {"device": list(outputs["loss"]), "PyTorch float64": list(free["loss"])},
+                         dashed=("PyTorch float64",))
+    return ChainedCheck(references, {"loss.svg": plot})
+
+
+def _tf_footprint(c) -> dict[str, int]:
+    """What ops_train.c keeps in L1 at once (4-byte elements)."""
+    s = c.shape
+    L, E, F, heads, K = s["L"], s["E"], s["F"], s["heads"], s["K"]
+    n_params, n_fixed = _tf_sizes(s)
+    n_x = L * E
+    return {"data": 4 * s["S"] * (n_x + K), "parameters": 4 * (2 * n_params + 3 * E * F + n_fixed),
+            "activations": 4 * (7 * n_x + 2 * K),
+            "attention": 4 * (8 * F * L + 2 * heads * L * L + 3 * L * L + max(E * F, F * L, L * L) + 2 * L)}
+
+
+TRANSFORMER = OpEntry(
+    name="train_transformer",
+    unit="train",
+    runner_op=lambda dtype: "train_transformer_fp32",
+    steps=("train",),
+    dtypes=("fp32",),
+    shapes=TF_SHAPES,
+    inputs=_tf_inputs,
+    params=lambda c: {**c.shape, "lr_micro": LR_MICRO},
+    input_values=_tf_input_values,
+    reference=_tf_reference,
+    chained=_tf_chained,
+    cores=(1, 8),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("mm",),
+    footprint=_tf_footprint,
+)
+
+ENTRIES = [CNN, DSBLOCK, TRANSFORMER]
