@@ -75,18 +75,24 @@ def _reference(c, inputs) -> dict[str, Reference]:
     return {name: Reference(run[name], np.abs(run[name]), 0) for name in OUTPUTS}
 
 
+def _judged(title: str, steps: dict, device_loss, free_loss) -> ChainedCheck:
+    """The teacher-forced (value, bound) of each output as references, and
+    the loss plot of the device against the free-running float64 run."""
+    references = {name: Reference(value, np.zeros_like(value), 0, propagated=bound)
+                  for name, (value, bound) in steps.items()}
+    plot = line_plot_svg(title, "step", "cross-entropy loss",
+                         {"device": list(device_loss), "PyTorch float64": list(free_loss)},
+                         dashed=("PyTorch float64",))
+    return ChainedCheck(references, {"loss.svg": plot})
+
+
 def _chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
     fmt = format_named(c.dtype)
     steps = training.teacher_forced(inputs, outputs, _lr(c), c.options["frozen"], fmt,
                                     CROSSENTROPY.tolerance_scale.get(c.dtype, 1.0))
-    references = {name: Reference(value, np.zeros_like(value), 0, propagated=bound)
-                  for name, (value, bound) in steps.items()}
     free = training.trajectory(inputs, c.shape["N"], _lr(c), c.options["frozen"])
-    plot = line_plot_svg(f"CNN training, {c.dtype}, frozen={c.options['frozen']}: loss per step", "step",
-                         "cross-entropy loss", {"device": list(outputs["loss"]),
-                                                "PyTorch float64": list(free["loss"])},
-                         dashed=("PyTorch float64",))
-    return ChainedCheck(references, {"loss.svg": plot})
+    return _judged(f"CNN training, {c.dtype}, frozen={c.options['frozen']}: loss per step", steps,
+                   outputs["loss"], free["loss"])
 
 
 def _footprint(c) -> dict[str, int]:
@@ -160,13 +166,9 @@ def _ds_reference(c, inputs) -> dict[str, Reference]:
 def _ds_chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
     steps = training.dsblock_teacher_forced(inputs, outputs, _lr(c), c.shape["C"], c.shape["K"],
                                             format_named(c.dtype), CROSSENTROPY.tolerance_scale.get(c.dtype, 1.0))
-    references = {name: Reference(value, np.zeros_like(value), 0, propagated=bound)
-                  for name, (value, bound) in steps.items()}
     free = training.dsblock_trajectory(inputs, c.shape["N"], _lr(c), c.shape["C"], c.shape["K"])
-    plot = line_plot_svg(f"Depthwise-separable block training, {c.dtype}: loss per step", "step",
-                         "cross-entropy loss", {"device": list(outputs["loss"]), "PyTorch float64": list(free["loss"])},
-                         dashed=("PyTorch float64",))
-    return ChainedCheck(references, {"loss.svg": plot})
+    return _judged(f"Depthwise-separable block training, {c.dtype}: loss per step", steps, outputs["loss"],
+                   free["loss"])
 
 
 def _ds_footprint(c) -> dict[str, int]:
@@ -241,13 +243,8 @@ def _tf_chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
     steps = training.transformer_teacher_forced(inputs, outputs, _lr(c), c.shape, format_named(c.dtype), TF_LN_EPS,
                                                 CROSSENTROPY.tolerance_scale.get(c.dtype, 1.0),
                                                 ap["fastexp_gist_rel"], ap["q_rsqrt_rel"])
-    references = {name: Reference(value, np.zeros_like(value), 0, propagated=bound)
-                  for name, (value, bound) in steps.items()}
     free = training.transformer_trajectory(inputs, c.shape["N"], _lr(c), c.shape, TF_LN_EPS)
-    plot = line_plot_svg(f"Transformer block training, {c.dtype}: loss per step", "step", "cross-entropy loss",
-                         {"device": list(outputs["loss"]), "PyTorch float64": list(free["loss"])},
-                         dashed=("PyTorch float64",))
-    return ChainedCheck(references, {"loss.svg": plot})
+    return _judged(f"Transformer block training, {c.dtype}: loss per step", steps, outputs["loss"], free["loss"])
 
 
 def _tf_footprint(c) -> dict[str, int]:
