@@ -482,3 +482,83 @@ def transformer_teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str,
     fixed = _t(inputs["fixed"])
     return _teacher_forced_sgd(inputs, outputs, lr, fmt, lambda x, t, params: _tf_step_balls(
         x, t, params, fixed, shape, fmt, eps, ce_scale, fastexp_rel, q_rsqrt_rel))
+
+
+# ---- the recurrent run: an RNN chained over a sequence (BPTT) -> linear -> CE ----
+#
+# One step's balls follow the device's chain call by call
+# (harness/runtime/runner/ops_train_rnn.c). FW, per time step, the layer's
+# own model (golden/rnn.py): z_t = [x_t, h_t-1] W sums K + M products (one
+# more rounding for the stored z); h_t = tanh_prll(z_t) lies within
+# tanh_abs of tanh(z_t), and tanh is 1-Lipschitz, so h_t's radius is z_t's
+# plus tanh_abs. BW, per time step: G_t = (1 - h_t^2) dh_t (three
+# roundings), [dx_t, dh_t-1] = G_t W^T (M products), the step's weight
+# gradient u_t^T G_t (one product), summed over the steps with one rounding
+# per addition. Radii grow along the sequence through |W|; the teacher
+# forcing keeps that growth to one training step's.
+
+def _rnn_split(params: torch.Tensor, K: int, M: int, C: int) -> tuple[torch.Tensor, torch.Tensor]:
+    n_w = (K + M) * M
+    return params[:n_w].reshape(K + M, M), params[n_w:].reshape(C, M)
+
+
+def _rnn_loss(x, t, params, K: int, M: int, C: int):
+    W, wl = _rnn_split(params, K, M, C)
+    h = torch.zeros(M, dtype=torch.float64)
+    for x_t in x:
+        h = torch.tanh(torch.cat([x_t, h]) @ W)
+    logits = wl @ h
+    s = float(t.sum()) or 1.0
+    return torch.logsumexp(logits, 0) * s - (t * logits).sum()
+
+
+def rnn_trajectory(inputs: dict[str, np.ndarray], steps: int, lr: float, shape: dict) -> dict[str, np.ndarray]:
+    """The float64 run from the initial parameters, full backpropagation
+    through time: loss, gradients and weights after each step."""
+    K, M, C = shape["K"], shape["M"], shape["C"]
+    xs, ts = _t(inputs["x"]), _t(inputs["t"])
+    params = _t(inputs["params"])
+    rows = {name: [] for name in ("loss", "grads", "weights")}
+    for k in range(steps):
+        p = params.clone().requires_grad_(True)
+        loss = _rnn_loss(xs[k % len(xs)], ts[k % len(ts)], p, K, M, C)
+        loss.backward()
+        params = params - lr * p.grad
+        for name, value in (("loss", loss.detach().reshape(1)), ("grads", p.grad), ("weights", params)):
+            rows[name].append(value.detach().numpy().reshape(-1))
+    return {name: np.concatenate(v) if name == "loss" else np.stack(v) for name, v in rows.items()}
+
+
+def _rnn_step_balls(x, t, params, shape: dict, fmt: NumberFormat, ce_scale: float, tanh_abs: float):
+    from golden.ball import Arith, Ball
+    K, M, C = shape["K"], shape["M"], shape["C"]
+    A = Arith(fmt)
+    W, wl = _rnn_split(params, K, M, C)
+    h = Ball.exact(torch.zeros(M, dtype=torch.float64))
+    us, hs = [], []
+    for x_t in x:                                                       # forward, chained
+        u = Ball(torch.cat([x_t, h.c]), torch.cat([torch.zeros(K, dtype=torch.float64), h.r]))
+        z = A.linear(lambda v: v @ W, u, K + M + 1, lambda v: v @ W.abs())
+        h = Ball(torch.tanh(z.c), z.r + tanh_abs)
+        us.append(u)
+        hs.append(h)
+    logits = A.linear(lambda v: wl @ v, h, M, lambda v: wl.abs() @ v)
+    loss, dlogits = _ce_balls(logits, t, fmt, ce_scale)
+    dwl = A.bilinear(lambda g, v: torch.outer(g, v), dlogits, h, 1)
+    dh = A.linear(lambda g: wl.T @ g, dlogits, C, lambda g: wl.abs().T @ g)
+    one = Ball.exact(torch.ones(M, dtype=torch.float64))
+    dw = None
+    for u, h_t in zip(reversed(us), reversed(hs)):                      # backward through time
+        g = A.mul(A.sub(one, A.mul(h_t, h_t)), dh)
+        dw_t = A.bilinear(lambda a, b: torch.outer(a, b), u, g, 1)
+        dw = dw_t if dw is None else A.add(dw, dw_t)
+        du = A.linear(lambda v: W @ v, g, M, lambda v: W.abs() @ v)
+        dh = Ball(du.c[K:], du.r[K:])
+    grads = Ball(torch.cat([dw.c.reshape(-1), dwl.c.reshape(-1)]), torch.cat([dw.r.reshape(-1), dwl.r.reshape(-1)]))
+    return {"loss": loss, "grads": grads}
+
+
+def rnn_teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray], lr: float, shape: dict,
+                       fmt: NumberFormat, ce_scale: float, tanh_abs: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    return _teacher_forced_sgd(inputs, outputs, lr, fmt, lambda x, t, params: _rnn_step_balls(
+        x, t, params, shape, fmt, ce_scale, tanh_abs))

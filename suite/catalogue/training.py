@@ -1,6 +1,8 @@
 """Catalogue of the training runs: a small CNN trained on the device for 20
 steps with the library's own primitives (harness/runtime/runner/ops_train.c),
-checked after every step against PyTorch in float64.
+checked after every step against PyTorch in float64; then, the same way, a
+depthwise-separable block, a transformer block and a recurrent network
+trained through time (ops_train_rnn.c), each in its section below.
 
   x [2 x 8 x 8] -> conv2d 3x3, pad 1, 4 channels -> ReLU -> maxpool 2x2/2
   -> linear 64 -> 3 -> CrossEntropy; gradient descent, lr 1/16
@@ -32,6 +34,7 @@ from harness.cases import ChainedCheck, OpEntry
 from harness.lineplot import line_plot_svg
 from suite.catalogue.losses import CROSSENTROPY
 from suite.catalogue.mhsa import MHSA
+from suite.catalogue.rnn import RNN
 
 CNN_SHAPES = (dict(Ci=2, H=8, W=8, Co=4, K=3, S=4, N=20),)
 LR_MICRO = 62500     # 1/16, exact in every format
@@ -201,7 +204,7 @@ DSBLOCK = OpEntry(
 # ---- a transformer block (FP32): LayerNorm -> attention -> residual -> linear -> CE ----
 
 TF_SHAPES = (dict(L=8, E=8, F=8, heads=2, K=4, S=4, N=20),)
-TF_OUTPUTS = ("loss", "grads", "weights")
+SGD_OUTPUTS = ("loss", "grads", "weights")   # the runs whose parameters are one vector
 TF_LN_EPS = float(np.float32(1e-5))      # the LayerNorm's eps[0], as ops_train.c passes it
 
 
@@ -235,7 +238,7 @@ def _tf_input_values(c, inputs: dict) -> dict:
 
 def _tf_reference(c, inputs) -> dict[str, Reference]:
     run = training.transformer_trajectory(inputs, c.shape["N"], _lr(c), c.shape, TF_LN_EPS)
-    return {name: Reference(run[name], np.abs(run[name]), 0) for name in TF_OUTPUTS}
+    return {name: Reference(run[name], np.abs(run[name]), 0) for name in SGD_OUTPUTS}
 
 
 def _tf_chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
@@ -276,4 +279,74 @@ TRANSFORMER = OpEntry(
     footprint=_tf_footprint,
 )
 
-ENTRIES = [CNN, DSBLOCK, TRANSFORMER]
+
+# ---- a recurrent network (FP32): the RNN chained over a sequence -> linear -> CE ----
+
+RNN_SHAPES = (dict(T=6, K=4, M=8, C=4, S=4, N=20),)
+
+
+def _rnn_sizes(s) -> tuple[int, int]:
+    """(the stacked RNN weights [Wx; Ws], (K+M) x M; the linear, C x M)."""
+    return (s["K"] + s["M"]) * s["M"], s["C"] * s["M"]
+
+
+def _rnn_inputs(c) -> dict[str, tuple[int, ...]]:
+    s = c.shape
+    return {"x": (s["S"], s["T"], s["K"]), "t": (s["S"], s["C"]), "params": (sum(_rnn_sizes(s)),)}
+
+
+def _rnn_input_values(c, inputs: dict) -> dict:
+    """One-hot labels; the RNN weights / 4 (a fan-in of K + M = 12, so the
+    states stay off tanh's flat tails), the linear's / 2 (a fan-in of 8)."""
+    s = c.shape
+    t = np.zeros((s["S"], s["C"]))
+    t[np.arange(s["S"]), np.arange(s["S"]) % s["C"]] = 1.0
+    n_w, _ = _rnn_sizes(s)
+    p = inputs["params"].copy()
+    p[:n_w] /= 4
+    p[n_w:] /= 2
+    return dict(inputs, t=t, params=p)
+
+
+def _rnn_reference(c, inputs) -> dict[str, Reference]:
+    run = training.rnn_trajectory(inputs, c.shape["N"], _lr(c), c.shape)
+    return {name: Reference(run[name], np.abs(run[name]), 0) for name in SGD_OUTPUTS}
+
+
+def _rnn_chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
+    steps = training.rnn_teacher_forced(inputs, outputs, _lr(c), c.shape, format_named(c.dtype),
+                                        CROSSENTROPY.tolerance_scale.get(c.dtype, 1.0),
+                                        RNN.approximations["tanh_abs"])
+    free = training.rnn_trajectory(inputs, c.shape["N"], _lr(c), c.shape)
+    return _judged(f"RNN sequence training (BPTT), {c.dtype}: loss per step", steps, outputs["loss"], free["loss"])
+
+
+def _rnn_footprint(c) -> dict[str, int]:
+    """What ops_train_rnn.c keeps in L1 at once (4-byte elements)."""
+    s = c.shape
+    T, K, M, C = s["T"], s["K"], s["M"], s["C"]
+    n_w, n_l = _rnn_sizes(s)
+    return {"data": 4 * s["S"] * (T * K + C), "parameters": 4 * 2 * (n_w + n_l),
+            "sequence": 4 * (T * (K + M) + T * M + (K + M) + M + 2 * C + 2 * M),
+            "step gradients": 4 * (n_w + M * M)}
+
+
+RNN_SEQUENCE = OpEntry(
+    name="train_rnn",
+    unit="train_rnn",
+    runner_op=lambda dtype: "train_rnn_fp32",
+    steps=("train",),
+    dtypes=("fp32",),
+    shapes=RNN_SHAPES,
+    inputs=_rnn_inputs,
+    params=lambda c: {**c.shape, "lr_micro": LR_MICRO},
+    input_values=_rnn_input_values,
+    reference=_rnn_reference,
+    chained=_rnn_chained,
+    cores=(1, 8),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("mm",),
+    footprint=_rnn_footprint,
+)
+
+ENTRIES = [CNN, DSBLOCK, TRANSFORMER, RNN_SEQUENCE]
