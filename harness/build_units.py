@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from harness.buildcache import ObjectCache, ObjectStore
 from harness.target import RUNTIME_DIR, BuildError, LibrarySource
 
 RUNNER_DIR = RUNTIME_DIR / "runner"
@@ -113,11 +114,19 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess:
 
 
 def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[Path], output: Path,
-                 objdir: Path) -> UnitReport:
+                 objdir: Path, object_store: ObjectStore | None = None) -> UnitReport:
     """Compiles and links the runner at `output`; returns what built and what not.
     Raises BuildError only when our own code (core, runtime) does not build or
-    no op unit at all could be linked."""
+    no op unit at all could be linked. With an object store, each source whose
+    compilation has been seen before is taken from there (ObjectCache)."""
     objdir.mkdir(parents=True, exist_ok=True)
+    cache = None if object_store is None else ObjectCache(object_store, [*library.digest_roots, RUNTIME_DIR],
+                                                          {"LIB": library.root, "OBJ": objdir})
+
+    def compile_one(source: Path, obj: Path, flags: list[str]) -> subprocess.CompletedProcess:
+        argv = toolchain.compile(source, obj, flags)
+        return _run(argv) if cache is None else cache.compile(argv, source, obj, _run)
+
     report = UnitReport()
     include_flags = [f"-I{d}" for d in library.include_dirs]
     core_jobs = {src: [] for src in [*core_runner_sources(), *extra_core]}
@@ -135,7 +144,7 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
     objects = {key: objdir / f"{i:03d}_{key.replace('/', '_')}.o" for i, (key, _, _) in enumerate(jobs)}
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         results = dict(zip([key for key, _, _ in jobs], pool.map(
-            lambda job: _run(toolchain.compile(job[1], objects[job[0]], job[2])), jobs)))
+            lambda job: compile_one(job[1], objects[job[0]], job[2]), jobs)))
 
     for key, result in results.items():
         if result.returncode == 0:

@@ -13,8 +13,11 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
+import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -84,3 +87,97 @@ class BuildCache:
                 raise
         self.compiled += 1
         return final
+
+
+_INCLUDE = re.compile(rb'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>|(\S))', re.M)
+
+
+@dataclass(frozen=True)
+class ObjectStore:
+    """Where compiled objects are kept, and what every key shares: the
+    tools' versions and the build options (the build material without the
+    sources)."""
+
+    root: Path
+    salt: str
+
+
+class ObjectCache:
+    """Compiled objects shared between builds, keyed by what one compilation
+    reads: the compiler's argv (with the library's and the build's own
+    directories as placeholders, so a copy of the library elsewhere hits),
+    the tools' versions, and the bytes of the source and of every header it
+    can include. A library with one edited source then recompiles that
+    source only: a mutant, or a developer's change to one kernel.
+
+    The headers are found by following the #include lines of the source
+    through the header directories given, conditionals ignored (a superset
+    of what the preprocessor reads); a computed #include makes the key take
+    every header there is. Objects are stored through a temporary file and
+    a rename, so parallel workers never see half an object.
+    """
+
+    def __init__(self, store: ObjectStore, header_dirs: Iterable[Path], placeholders: dict[str, Path]):
+        self.root = Path(store.root)
+        self.salt = store.salt
+        self.placeholders = sorted(((str(Path(p)), name) for name, p in placeholders.items()),
+                                   key=lambda item: -len(item[0]))
+        self.headers: dict[str, list[Path]] = {}
+        for directory in map(Path, header_dirs):
+            for header in sorted(directory.rglob("*.h")) if directory.is_dir() else []:
+                self.headers.setdefault(header.name, []).append(header)
+        self._text: dict[Path, bytes] = {}
+
+    def _read(self, path: Path) -> bytes:
+        if path not in self._text:
+            self._text[path] = path.read_bytes()
+        return self._text[path]
+
+    def _included(self, source: Path) -> list[Path] | None:
+        """Every header the source may read, or None when it cannot be told."""
+        seen: dict[Path, None] = {}
+        pending = [source]
+        while pending:
+            for quoted, angled, computed in _INCLUDE.findall(self._read(pending.pop())):
+                if computed:
+                    return None
+                name = Path((quoted or angled).decode(errors="replace")).name
+                for header in self.headers.get(name, []):
+                    if header not in seen:
+                        seen[header] = None
+                        pending.append(header)
+        return sorted(seen)
+
+    def _key(self, argv: list[str], source: Path) -> str:
+        text = " ".join(argv)
+        for path, name in self.placeholders:
+            text = text.replace(path, f"<{name}>")
+        headers = self._included(source)
+        if headers is None:
+            headers = sorted(h for group in self.headers.values() for h in group)
+        digest = hashlib.sha256(f"{self.salt}\n{text}\n".encode())
+        for file in [source, *headers]:
+            body = self._read(file)
+            digest.update(f"{file.name}:{len(body)}:".encode())
+            digest.update(body)
+        return digest.hexdigest()
+
+    def compile(self, argv: list[str], source: Path, obj: Path,
+                run: Callable[[list[str]], subprocess.CompletedProcess]) -> subprocess.CompletedProcess:
+        """The object of `source` at `obj`: copied from the cache, or built
+        with run(argv) and stored when it compiles."""
+        cached = self.root / self._key(argv, source)[:32]
+        if cached.is_file():
+            shutil.copyfile(cached, obj)
+            return subprocess.CompletedProcess(argv, 0, "", "")
+        result = run(argv)
+        if result.returncode == 0 and obj.is_file():
+            self.root.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.root, prefix=".obj.")
+            os.close(handle)
+            try:
+                shutil.copyfile(obj, temporary)
+                os.replace(temporary, cached)
+            except OSError:
+                Path(temporary).unlink(missing_ok=True)
+        return result

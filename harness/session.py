@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +19,7 @@ from golden.formats import format_named
 from golden.inputs import uniform_inputs
 from harness import failures
 from harness.build_units import UnitReport, unit_of
-from harness.buildcache import BuildCache, digest_files
+from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
 from harness.compare import compare_tensor
 from harness.failures import CaseFailure
@@ -171,8 +171,9 @@ class Session:
 
     def _build(self, fp16_format: str) -> Artefact | CaseFailure:
         try:
-            config = self._config(fp16_format)
             material = self.material_for(fp16_format)
+            tools = BuildCache.key_of({key: value for key, value in material.items() if key != "sources"})
+            config = replace(self._config(fp16_format), objects=ObjectStore(self.builds.root.parent / "objects", tools))
 
             def build(out: Path) -> None:
                 self.target.build(config, out).save(out)

@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.buildcache import ObjectStore
 from harness.failures import BUILD, CaseFailure
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
@@ -63,6 +64,8 @@ class BuildConfig:
     library: LibrarySource
     fp16_format: str = "bf16"       # "fp16" (IEEE binary16) or "bf16"
     sanitize: str | None = None     # host only: "address,undefined" or "thread"
+    # Objects shared between builds (harness.buildcache.ObjectStore); no part of the build's identity.
+    objects: ObjectStore | None = field(default=None, compare=False)
 
     @property
     def label(self) -> str:

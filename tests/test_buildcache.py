@@ -1,10 +1,11 @@
 """harness/buildcache.py: content-keyed build artefacts shared between workers."""
 import multiprocessing
+import subprocess
 import time
 
 import pytest
 
-from harness.buildcache import BuildCache, digest_files
+from harness.buildcache import BuildCache, ObjectCache, ObjectStore, digest_files
 
 MATERIAL = {"target": "host", "fp16": "fp16", "flags": ["-O2"], "sources": "abc123"}
 
@@ -155,3 +156,104 @@ def test_a_private_header_beside_the_sources_is_part_of_the_library_digest(tmp_p
     before = digest_files(LibrarySource.at(lib).digest_roots)
     (lib / "sources" / "f_impl.h").write_text("void f(void) { for (;;); }")
     assert digest_files(LibrarySource.at(lib).digest_roots) != before
+
+
+# ---- ObjectCache: compiled objects shared between builds ----
+
+def _tree(root, sources: dict[str, str]):
+    """A library tree: include/ and sources/ with the given files."""
+    for name, text in sources.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+LIBRARY_FILES = {
+    "include/api.h": "int add(int, int);\nint twice(int);\n",
+    "sources/impl.h": "#define BODY(a, b) ((a) + (b))\n",
+    "sources/add.c": '#include "api.h"\n#include "impl.h"\nint add(int a, int b) { return BODY(a, b); }\n',
+    "sources/twice.c": '#include "api.h"\nint twice(int a) { return a * 2; }\n',
+}
+
+
+class CountingCompiler:
+    """Runs gcc -c and records which sources it compiled."""
+
+    def __init__(self):
+        self.compiled = []
+
+    def __call__(self, argv):
+        self.compiled.append(argv[argv.index("-c") + 1].rsplit("/", 1)[1])
+        return subprocess.run(argv, capture_output=True, text=True)
+
+
+def _compile_all(store, lib, objdir, compiler):
+    objdir.mkdir(parents=True, exist_ok=True)
+    cache = ObjectCache(store, [lib / "include", lib / "sources"], {"LIB": lib, "OBJ": objdir})
+    results = {}
+    for source in sorted((lib / "sources").glob("*.c")):
+        obj = objdir / f"{source.stem}.o"
+        argv = ["gcc", "-O2", f"-I{lib / 'include'}", "-c", str(source), "-o", str(obj)]
+        code = cache.compile(argv, source, obj, compiler).returncode
+        results[source.name] = (code, obj.read_bytes() if code == 0 else None)
+    return results
+
+
+def test_a_copy_of_the_library_elsewhere_compiles_nothing_and_gets_the_same_objects(tmp_path):
+    store = ObjectStore(tmp_path / "objects", "gcc-12 -O2")
+    first, second = CountingCompiler(), CountingCompiler()
+    a = _compile_all(store, _tree(tmp_path / "a", LIBRARY_FILES), tmp_path / "obj_a", first)
+    b = _compile_all(store, _tree(tmp_path / "b", LIBRARY_FILES), tmp_path / "obj_b", second)
+    assert sorted(first.compiled) == ["add.c", "twice.c"]
+    assert second.compiled == []
+    assert a == b and all(code == 0 for code, _ in b.values())
+
+
+def test_an_edited_source_or_header_recompiles_exactly_what_reads_it(tmp_path):
+    store = ObjectStore(tmp_path / "objects", "gcc-12 -O2")
+    _compile_all(store, _tree(tmp_path / "clean", LIBRARY_FILES), tmp_path / "obj0", CountingCompiler())
+
+    edited_source = CountingCompiler()
+    _compile_all(store, _tree(tmp_path / "c", {**LIBRARY_FILES, "sources/twice.c": LIBRARY_FILES["sources/twice.c"]
+                                               .replace("a * 2", "a * 3")}), tmp_path / "obj1", edited_source)
+    assert edited_source.compiled == ["twice.c"]
+
+    private_header = CountingCompiler()       # only add.c includes impl.h
+    _compile_all(store, _tree(tmp_path / "h", {**LIBRARY_FILES, "sources/impl.h": "#define BODY(a, b) ((a) - (b))\n"}),
+                 tmp_path / "obj2", private_header)
+    assert private_header.compiled == ["add.c"]
+
+    public_header = CountingCompiler()        # both include api.h
+    _compile_all(store, _tree(tmp_path / "p", {**LIBRARY_FILES, "include/api.h": LIBRARY_FILES["include/api.h"] + "\n"}),
+                 tmp_path / "obj3", public_header)
+    assert sorted(public_header.compiled) == ["add.c", "twice.c"]
+
+
+def test_other_tools_or_options_share_no_object(tmp_path):
+    lib = _tree(tmp_path / "lib", LIBRARY_FILES)
+    _compile_all(ObjectStore(tmp_path / "objects", "gcc-12 -O2"), lib, tmp_path / "o1", CountingCompiler())
+    other = CountingCompiler()
+    _compile_all(ObjectStore(tmp_path / "objects", "gcc-13 -O2"), lib, tmp_path / "o2", other)
+    assert sorted(other.compiled) == ["add.c", "twice.c"]
+
+
+def test_a_computed_include_makes_every_header_part_of_the_key(tmp_path):
+    files = {**LIBRARY_FILES, "sources/twice.c": '#define WHICH "api.h"\n#include WHICH\n'
+                                                 'int twice(int a) { return a * 2; }\n'}
+    store = ObjectStore(tmp_path / "objects", "gcc-12 -O2")
+    _compile_all(store, _tree(tmp_path / "a", files), tmp_path / "o1", CountingCompiler())
+    again = CountingCompiler()
+    _compile_all(store, _tree(tmp_path / "b", {**files, "sources/impl.h": "#define BODY(a, b) ((a) * (b))\n"}),
+                 tmp_path / "o2", again)
+    assert sorted(again.compiled) == ["add.c", "twice.c"]
+
+
+def test_a_source_that_does_not_compile_stores_nothing(tmp_path):
+    store = ObjectStore(tmp_path / "objects", "gcc-12 -O2")
+    broken = {**LIBRARY_FILES, "sources/twice.c": "int twice(int a) { return a * ; }\n"}
+    results = _compile_all(store, _tree(tmp_path / "lib", broken), tmp_path / "obj", CountingCompiler())
+    assert results["twice.c"][0] != 0 and results["add.c"][0] == 0
+    assert len([p for p in store.root.iterdir() if not p.name.startswith(".")]) == 1
+    assert not [p for p in store.root.iterdir() if p.name.startswith(".")]
+

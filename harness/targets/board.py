@@ -131,7 +131,7 @@ class BoardTarget(Target):
         self.qemu._check_format(config.fp16_format)
         core = [p for p in qemu.runtime_sources() if p.suffix == ".c"] + VIRTUAL_SOURCES
         report = build_runner(self.qemu.toolchain(config.fp16_format, BOARD_FLAGS), config.library, core,
-                              outdir / qemu.ELF_NAME, outdir / "obj")
+                              outdir / qemu.ELF_NAME, outdir / "obj", config.objects)
         self.qemu._finish(config.fp16_format, outdir)   # the manifest says which -cpu the firmware needs
         return report
 

@@ -206,7 +206,8 @@ class GvsocTarget(Target):
                              f"not {config.fp16_format}: GCC 12 has no _Float16 for RISC-V")
         extra = ["-DPTL_EMBEDDED_PAYLOAD"] if embedded_payload else []
         core = [*runtime_sources(), *([Path(embedded_payload)] if embedded_payload else [])]
-        return build_runner(self.toolchain(extra), config.library, core, outdir / ELF_NAME, outdir / "obj")
+        return build_runner(self.toolchain(extra), config.library, core, outdir / ELF_NAME, outdir / "obj",
+                            config.objects)
 
     def build_program(self, sources: list[Path], outdir: Path, extra_flags: list[str] = ()) -> Path:
         """Any program on the GVSOC runtime (a runtime test), linked with the

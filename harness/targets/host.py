@@ -72,7 +72,7 @@ class HostTarget(Target):
             toolchain = Toolchain(lambda s, o, x: base(s, o, [*x, "-DPTL_EMBEDDED_PAYLOAD"]), toolchain.archive,
                                   toolchain.link)
             extra.append(Path(embedded_payload))
-        return build_runner(toolchain, config.library, extra, outdir / "runner", outdir / "obj")
+        return build_runner(toolchain, config.library, extra, outdir / "runner", outdir / "obj", config.objects)
 
     def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
         """payload None runs an artefact built with an embedded payload."""

@@ -147,7 +147,7 @@ class QemuTarget(Target):
         extra_flags = ["-DPTL_EMBEDDED_PAYLOAD"] if embedded_payload else []
         core = [p for p in runtime_sources() if p.suffix == ".c"] + ([Path(embedded_payload)] if embedded_payload else [])
         report = build_runner(self.toolchain(config.fp16_format, extra_flags), config.library, core,
-                              outdir / ELF_NAME, outdir / "obj")
+                              outdir / ELF_NAME, outdir / "obj", config.objects)
         self._finish(config.fp16_format, outdir)
         return report
 
