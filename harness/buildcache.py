@@ -111,7 +111,8 @@ class ObjectCache:
     source only: a mutant, or a developer's change to one kernel.
 
     The headers are found by following the #include lines of the source
-    through the header directories given, conditionals ignored (a superset
+    (and of any header the command line forces in) through the header
+    directories given, conditionals ignored (a superset
     of what the preprocessor reads); a computed #include makes the key take
     every header there is. Objects are stored through a temporary file and
     a rename, so parallel workers never see half an object.
@@ -133,10 +134,10 @@ class ObjectCache:
             self._text[path] = path.read_bytes()
         return self._text[path]
 
-    def _included(self, source: Path) -> list[Path] | None:
-        """Every header the source may read, or None when it cannot be told."""
+    def _included(self, roots: list[Path]) -> list[Path] | None:
+        """Every header the roots may read, or None when it cannot be told."""
         seen: dict[Path, None] = {}
-        pending = [source]
+        pending = list(roots)
         while pending:
             for quoted, angled, computed in _INCLUDE.findall(self._read(pending.pop())):
                 if computed:
@@ -152,11 +153,13 @@ class ObjectCache:
         text = " ".join(argv)
         for path, name in self.placeholders:
             text = text.replace(path, f"<{name}>")
-        headers = self._included(source)
+        # the source, and the headers the command names itself (-include FILE)
+        forced = [Path(arg) for arg in argv if arg.endswith(".h") and Path(arg).is_file()]
+        headers = self._included([source, *forced])
         if headers is None:
             headers = sorted(h for group in self.headers.values() for h in group)
         digest = hashlib.sha256(f"{self.salt}\n{text}\n".encode())
-        for file in [source, *headers]:
+        for file in [source, *forced, *headers]:
             body = self._read(file)
             digest.update(f"{file.name}:{len(body)}:".encode())
             digest.update(body)

@@ -257,3 +257,19 @@ def test_a_source_that_does_not_compile_stores_nothing(tmp_path):
     assert len([p for p in store.root.iterdir() if not p.name.startswith(".")]) == 1
     assert not [p for p in store.root.iterdir() if p.name.startswith(".")]
 
+
+
+def test_a_header_forced_in_by_the_command_line_is_part_of_the_key(tmp_path):
+    store = ObjectStore(tmp_path / "objects", "gcc-12 -O2")
+    lib = _tree(tmp_path / "lib", LIBRARY_FILES)
+    forced = tmp_path / "types.h"
+    counts = []
+    for body in ("typedef int word;\n", "typedef long word;\n", "typedef long word;\n"):
+        forced.write_text(body)
+        compiler = CountingCompiler()
+        source = lib / "sources" / "twice.c"
+        obj = tmp_path / "twice.o"
+        argv = ["gcc", "-include", str(forced), f"-I{lib / 'include'}", "-c", str(source), "-o", str(obj)]
+        ObjectCache(store, [lib / "include"], {"LIB": lib}).compile(argv, source, obj, compiler)
+        counts.append(len(compiler.compiled))
+    assert counts == [1, 1, 0]
