@@ -429,21 +429,28 @@ def _tf_loss(x, t, params, fixed, shape: dict, eps: float):
     return torch.logsumexp(logits, 0) * s - (t * logits).sum()
 
 
-def transformer_trajectory(inputs: dict[str, np.ndarray], steps: int, lr: float, shape: dict,
-                           eps: float) -> dict[str, np.ndarray]:
-    """The float64 run from the initial parameters: loss, gradients (in the
-    parameters' layout) and weights after each step."""
-    xs, ts, fixed = _t(inputs["x"]), _t(inputs["t"]), _t(inputs["fixed"])
+def _sgd_trajectory(inputs: dict[str, np.ndarray], steps: int, lr: float, loss_of) -> dict[str, np.ndarray]:
+    """The float64 run from the initial parameters of a network whose
+    parameters are one vector: loss_of(x, t, params) is its loss. Loss,
+    gradients and weights after each step."""
+    xs, ts = _t(inputs["x"]), _t(inputs["t"])
     params = _t(inputs["params"])
     rows = {name: [] for name in ("loss", "grads", "weights")}
     for k in range(steps):
         p = params.clone().requires_grad_(True)
-        loss = _tf_loss(xs[k % len(xs)], ts[k % len(ts)], p, fixed, shape, eps)
+        loss = loss_of(xs[k % len(xs)], ts[k % len(ts)], p)
         loss.backward()
         params = params - lr * p.grad
         for name, value in (("loss", loss.detach().reshape(1)), ("grads", p.grad), ("weights", params)):
             rows[name].append(value.detach().numpy().reshape(-1))
     return {name: np.concatenate(v) if name == "loss" else np.stack(v) for name, v in rows.items()}
+
+
+def transformer_trajectory(inputs: dict[str, np.ndarray], steps: int, lr: float, shape: dict,
+                           eps: float) -> dict[str, np.ndarray]:
+    """The float64 run (gradients in the parameters' layout)."""
+    fixed = _t(inputs["fixed"])
+    return _sgd_trajectory(inputs, steps, lr, lambda x, t, p: _tf_loss(x, t, p, fixed, shape, eps))
 
 
 def _tf_step_balls(x, t, params, fixed, shape: dict, fmt: NumberFormat, eps: float, ce_scale: float,
@@ -513,20 +520,8 @@ def _rnn_loss(x, t, params, K: int, M: int, C: int):
 
 
 def rnn_trajectory(inputs: dict[str, np.ndarray], steps: int, lr: float, shape: dict) -> dict[str, np.ndarray]:
-    """The float64 run from the initial parameters, full backpropagation
-    through time: loss, gradients and weights after each step."""
-    K, M, C = shape["K"], shape["M"], shape["C"]
-    xs, ts = _t(inputs["x"]), _t(inputs["t"])
-    params = _t(inputs["params"])
-    rows = {name: [] for name in ("loss", "grads", "weights")}
-    for k in range(steps):
-        p = params.clone().requires_grad_(True)
-        loss = _rnn_loss(xs[k % len(xs)], ts[k % len(ts)], p, K, M, C)
-        loss.backward()
-        params = params - lr * p.grad
-        for name, value in (("loss", loss.detach().reshape(1)), ("grads", p.grad), ("weights", params)):
-            rows[name].append(value.detach().numpy().reshape(-1))
-    return {name: np.concatenate(v) if name == "loss" else np.stack(v) for name, v in rows.items()}
+    """The float64 run, full backpropagation through time."""
+    return _sgd_trajectory(inputs, steps, lr, lambda x, t, p: _rnn_loss(x, t, p, shape["K"], shape["M"], shape["C"]))
 
 
 def _rnn_step_balls(x, t, params, shape: dict, fmt: NumberFormat, ce_scale: float, tanh_abs: float):

@@ -20,8 +20,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+import golden.bundle
 from golden.bundle import Reference
 from harness.kernels import kernel_table
+
+GOLDEN_DIR = Path(golden.bundle.__file__).resolve().parent   # the reference code every entry computes with
 
 
 # lib_c features beyond the published API (shared/TRAINLIB_API.md, "Contract
@@ -207,11 +210,13 @@ class Variant:
 
 def entry_source_digest(entry: OpEntry) -> str:
     """Hash of the source files of an entry's inputs, params, input values and
-    reference code: a change there must regenerate its golden bundles."""
+    reference code, and of the golden package they compute with: a change
+    there must regenerate its golden bundles."""
     makers = (entry.inputs, entry.params, entry.reference) + tuple(
         hook for hook in (entry.input_values, entry.chained) if hook)
-    files = sorted({inspect.getsourcefile(fn) for fn in makers} - {None})
-    return _files_digest(tuple(files))
+    files = {inspect.getsourcefile(fn) for fn in makers} - {None}
+    files |= {str(path) for path in GOLDEN_DIR.glob("*.py")}
+    return _files_digest(tuple(sorted(files)))
 
 
 @lru_cache(maxsize=None)

@@ -103,3 +103,20 @@ def test_the_catalogue_digest_follows_the_entry_source_file(tmp_path, monkeypatc
     del sys.modules["my_catalogue"]
     second = cases.entry_source_digest(importlib.import_module("my_catalogue").E)
     assert first != second
+
+
+def test_the_catalogue_digest_follows_the_golden_package(tmp_path, monkeypatch):
+    """An edit to golden/ (the references every entry computes with) must
+    regenerate the bundles, not only an edit to the catalogue module."""
+    from harness import cases
+    from suite.catalogue.training import RNN_SEQUENCE
+    golden = tmp_path / "golden"
+    golden.mkdir()
+    (golden / "rnn.py").write_text("BOUND = 1\n")
+    monkeypatch.setattr(cases, "GOLDEN_DIR", golden)
+    cases._files_digest.cache_clear()
+    first = cases.entry_source_digest(RNN_SEQUENCE)
+    (golden / "rnn.py").write_text("BOUND = 2\n")
+    cases._files_digest.cache_clear()
+    assert cases.entry_source_digest(RNN_SEQUENCE) != first
+    cases._files_digest.cache_clear()
