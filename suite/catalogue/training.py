@@ -130,6 +130,15 @@ CNN = OpEntry(
     footprint=_footprint,
 )
 
+def _fp32_run(name: str, unit: str, shapes, inputs, input_values, reference, chained, footprint) -> OpEntry:
+    """A training run in FP32 whose params are its shape and the learning
+    rate; one kernel (mm), cores 1 and 8."""
+    return OpEntry(name=name, unit=unit, runner_op=lambda dtype: f"{name}_fp32", steps=("train",), dtypes=("fp32",),
+                   shapes=shapes, inputs=inputs, params=lambda c: {**c.shape, "lr_micro": LR_MICRO},
+                   input_values=input_values, reference=reference, chained=chained, cores=(1, 8),
+                   kernels=lambda dtype, step: (0,), kernel_names=lambda dtype: ("mm",), footprint=footprint)
+
+
 # ---- the depthwise-separable block with InstanceNorm and a residual (FP32) ----
 
 DS_SHAPES = (dict(C=4, H=8, W=8, K=3, S=4, N=20),)
@@ -182,23 +191,8 @@ def _ds_footprint(c) -> dict[str, int]:
             "activations": 4 * 2 * (6 * n_x + n_p + s["K"]), "work": 4 * (s["C"] * s["C"] + 3 * s["C"] + 1)}
 
 
-DSBLOCK = OpEntry(
-    name="train_dsblock",
-    unit="train",
-    runner_op=lambda dtype: "train_dsblock_fp32",
-    steps=("train",),
-    dtypes=("fp32",),
-    shapes=DS_SHAPES,
-    inputs=_ds_inputs,
-    params=lambda c: {**c.shape, "lr_micro": LR_MICRO},
-    input_values=_ds_input_values,
-    reference=_ds_reference,
-    chained=_ds_chained,
-    cores=(1, 8),
-    kernels=lambda dtype, step: (0,),
-    kernel_names=lambda dtype: ("mm",),
-    footprint=_ds_footprint,
-)
+DSBLOCK = _fp32_run("train_dsblock", "train", DS_SHAPES, _ds_inputs, _ds_input_values, _ds_reference, _ds_chained,
+                    _ds_footprint)
 
 
 # ---- a transformer block (FP32): LayerNorm -> attention -> residual -> linear -> CE ----
@@ -261,23 +255,8 @@ def _tf_footprint(c) -> dict[str, int]:
             "attention": 4 * (8 * F * L + 2 * heads * L * L + 3 * L * L + max(E * F, F * L, L * L) + 2 * L)}
 
 
-TRANSFORMER = OpEntry(
-    name="train_transformer",
-    unit="train",
-    runner_op=lambda dtype: "train_transformer_fp32",
-    steps=("train",),
-    dtypes=("fp32",),
-    shapes=TF_SHAPES,
-    inputs=_tf_inputs,
-    params=lambda c: {**c.shape, "lr_micro": LR_MICRO},
-    input_values=_tf_input_values,
-    reference=_tf_reference,
-    chained=_tf_chained,
-    cores=(1, 8),
-    kernels=lambda dtype, step: (0,),
-    kernel_names=lambda dtype: ("mm",),
-    footprint=_tf_footprint,
-)
+TRANSFORMER = _fp32_run("train_transformer", "train", TF_SHAPES, _tf_inputs, _tf_input_values, _tf_reference,
+                        _tf_chained, _tf_footprint)
 
 
 # ---- a recurrent network (FP32): the RNN chained over a sequence -> linear -> CE ----
@@ -331,22 +310,7 @@ def _rnn_footprint(c) -> dict[str, int]:
             "step gradients": 4 * (n_w + M * M)}
 
 
-RNN_SEQUENCE = OpEntry(
-    name="train_rnn",
-    unit="train_rnn",
-    runner_op=lambda dtype: "train_rnn_fp32",
-    steps=("train",),
-    dtypes=("fp32",),
-    shapes=RNN_SHAPES,
-    inputs=_rnn_inputs,
-    params=lambda c: {**c.shape, "lr_micro": LR_MICRO},
-    input_values=_rnn_input_values,
-    reference=_rnn_reference,
-    chained=_rnn_chained,
-    cores=(1, 8),
-    kernels=lambda dtype, step: (0,),
-    kernel_names=lambda dtype: ("mm",),
-    footprint=_rnn_footprint,
-)
+RNN_SEQUENCE = _fp32_run("train_rnn", "train_rnn", RNN_SHAPES, _rnn_inputs, _rnn_input_values, _rnn_reference,
+                         _rnn_chained, _rnn_footprint)
 
 ENTRIES = [CNN, DSBLOCK, TRANSFORMER, RNN_SEQUENCE]
