@@ -34,6 +34,15 @@ class Ball:
     def exact(c: torch.Tensor) -> "Ball":
         return Ball(c, torch.zeros_like(c))
 
+    @staticmethod
+    def cat(parts: list["Ball"]) -> "Ball":
+        """The balls flattened and joined into one vector."""
+        return Ball(torch.cat([b.c.reshape(-1) for b in parts]), torch.cat([b.r.reshape(-1) for b in parts]))
+
+    @property
+    def T(self) -> "Ball":
+        return Ball(self.c.T, self.r.T)
+
     @property
     def mag(self) -> torch.Tensor:
         """The largest magnitude a value in the ball can have."""

@@ -349,10 +349,7 @@ def _ds_step_balls(x, t, params, C, K, fmt: NumberFormat, ce_scale: float):
     dw_dw = A.bilinear(dw_wg, X, dz1, D)
     dx_block = A.linear(lambda g: dw_ig(g, w_dw), dz1, 9, lambda g: dw_ig(g, w_dw.abs()))
     dx = A.add(dx_block, Ball(dr_c, dr_r))                                   # the sum node
-    grads = Ball(torch.cat([dw_dw.c.reshape(-1), dw_pw.c.reshape(-1), dgamma.c.reshape(-1), dbeta.c.reshape(-1),
-                            dw_l.c.reshape(-1)]),
-                 torch.cat([dw_dw.r.reshape(-1), dw_pw.r.reshape(-1), dgamma.r.reshape(-1), dbeta.r.reshape(-1),
-                            dw_l.r.reshape(-1)]))
+    grads = Ball.cat([dw_dw, dw_pw, dgamma, dbeta, dw_l])
     return loss, grads, dx, gamma(2, u)
 
 
@@ -478,8 +475,7 @@ def _tf_step_balls(x, t, params, fixed, shape: dict, fmt: NumberFormat, eps: flo
     dO = Ball(dr.c.reshape(E, -1), dr.r.reshape(E, -1))                            # residual BW: a copy
     bw = mhsa.backward_balls(A, I, W, fw, dO, heads, fmt, q_rsqrt_rel)
     parts = [bw["dwq"], bw["dwk"], bw["dwv"]]                                       # F x E: back to E x F
-    grads = Ball(torch.cat([g.c.T.reshape(-1) for g in parts] + [bw["dwo"].c.reshape(-1), dwl.c.reshape(-1)]),
-                 torch.cat([g.r.T.reshape(-1) for g in parts] + [bw["dwo"].r.reshape(-1), dwl.r.reshape(-1)]))
+    grads = Ball.cat([g.T for g in parts] + [bw["dwo"], dwl])
     return {"loss": loss, "grads": grads}
 
 
@@ -549,7 +545,7 @@ def _rnn_step_balls(x, t, params, shape: dict, fmt: NumberFormat, ce_scale: floa
         dw = dw_t if dw is None else A.add(dw, dw_t)
         du = A.linear(lambda v: W @ v, g, M, lambda v: W.abs() @ v)
         dh = Ball(du.c[K:], du.r[K:])
-    grads = Ball(torch.cat([dw.c.reshape(-1), dwl.c.reshape(-1)]), torch.cat([dw.r.reshape(-1), dwl.r.reshape(-1)]))
+    grads = Ball.cat([dw, dwl])
     return {"loss": loss, "grads": grads}
 
 

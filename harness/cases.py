@@ -215,8 +215,12 @@ def entry_source_digest(entry: OpEntry) -> str:
     makers = (entry.inputs, entry.params, entry.reference) + tuple(
         hook for hook in (entry.input_values, entry.chained) if hook)
     files = {inspect.getsourcefile(fn) for fn in makers} - {None}
-    files |= {str(path) for path in GOLDEN_DIR.glob("*.py")}
-    return _files_digest(tuple(sorted(files)))
+    return _files_digest(tuple(sorted(files | _golden_files(GOLDEN_DIR))))
+
+
+@lru_cache(maxsize=None)
+def _golden_files(directory: Path) -> frozenset[str]:
+    return frozenset(str(path) for path in directory.glob("*.py"))
 
 
 @lru_cache(maxsize=None)
