@@ -94,6 +94,11 @@ def forced_include() -> list[str]:
     return ["-include", str(FORCED_INCLUDE)] if FORCED_INCLUDE.exists() else []
 
 
+def library_flags(library: LibrarySource) -> list[str]:
+    """What every file that includes the library's headers is compiled with."""
+    return [*(f"-I{d}" for d in library.include_dirs), *forced_include()]
+
+
 def first_error(output: str, source: Path | None = None) -> str:
     """The first error of a compiler or linker output, with the lines that show
     where, shortened to what a failure message can carry."""
@@ -128,14 +133,13 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
         return _run(argv) if cache is None else cache.compile(argv, source, obj, _run)
 
     report = UnitReport()
-    include_flags = [f"-I{d}" for d in library.include_dirs]
     core_jobs = {src: [] for src in [*core_runner_sources(), *extra_core]}
-    library_jobs = {src: [*include_flags, *forced_include(), *LIBRARY_ERRORS] for src in library.sources}
+    library_jobs = {src: [*library_flags(library), *LIBRARY_ERRORS] for src in library.sources}
     unit_jobs = {}
     for unit, source in op_unit_sources().items():
         for dtype, bits in UNIT_DTYPES.items():
             table = f"ptl_ops_{unit}_{dtype}"
-            unit_jobs[f"{unit}/{dtype}"] = (source, [*include_flags, *forced_include(), *API_ERRORS,
+            unit_jobs[f"{unit}/{dtype}"] = (source, [*library_flags(library), *API_ERRORS,
                                                      f"-DPTL_OP_FP={bits}", f"-DPTL_OP_TABLE={table}"], table)
 
     jobs = [(f"core/{src.name}", src, flags) for src, flags in core_jobs.items()]

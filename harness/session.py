@@ -126,6 +126,10 @@ class Session:
         """One line per built configuration: which op units and library files
         built and which did not (the run's header and summary show it)."""
         lines = []
+        for fmt in sorted(self._artefacts):
+            choice = self.target.compiler_choice(self._config(fmt))
+            if choice is not None:
+                lines.append(f"{fmt} compiler: {choice.describe(fmt)}")
         for fmt, artefact in sorted(self._artefacts.items()):
             if isinstance(artefact, CaseFailure):
                 lines.append(f"{fmt}: the build failed: {artefact.message.splitlines()[0]}")
@@ -138,6 +142,20 @@ class Session:
                 line += f"; library files that do not compile: {', '.join(sorted(units.library_failed))}"
             lines.append(line)
         return lines
+
+    def compiler_of(self, dtype: str) -> dict[str, str]:
+        """The compiler of a dtype's build and the format its FP16 code computes
+        in, as report properties; empty where the target has one compiler."""
+        fmt = fp16_format_of(dtype)
+        try:
+            choice = self.target.compiler_choice(self._config(fmt))
+        except (BuildError, CaseFailure):
+            return {}
+        if choice is None:
+            return {}
+        return {"compiler": f"{choice.compiler.name} ({choice.version})",
+                "fp16_arithmetic": choice.arithmetic.describe(),
+                "library_fp16": choice.fp16_format(fmt)}
 
     def _config(self, fp16_format: str) -> BuildConfig:
         return BuildConfig(LibrarySource.at(self.library_path), fp16_format, self.sanitize)

@@ -120,6 +120,12 @@ class Target(ABC):
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [RUNTIME_DIR / "include", RUNTIME_DIR / "runner", *config.library.digest_roots]
 
+    def compiler_choice(self, config: BuildConfig):
+        """The harness.compilers.CompilerChoice that builds this configuration,
+        where the target chooses among compilers by probing; None where it
+        has one fixed compiler."""
+        return None
+
 
 def run_command(argv: list[str], timeout: float, cwd: Path | None = None,
                 env: dict | None = None) -> RawRun:

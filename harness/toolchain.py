@@ -10,7 +10,9 @@ Everything comes from Debian packages (bookworm or later):
     gcc-riscv64-unknown-elf        GCC 12 for rv32imafc/ilp32f (FP32 and bfloat16 builds)
     picolibc-riscv64-unknown-elf   the C library, with an rv32imafc/ilp32f multilib
     qemu-system-misc               qemu-system-riscv32 (7.x: virt machine, Zfh, TCG plugins)
-    clang                          clang 14 with Zfh, for IEEE binary16 builds only
+    clang                          clang 14 with Zfh, for IEEE binary16 builds of lib_c
+    clang-19                       arithmetic __bf16 and _Float16, for libraries whose headers compute
+                                   in float16alt (the published PULP-TrainLib); GCC 12 has neither
     gcc                            host compiler for the counting plugin
 
 When all is present, a smoke test builds the runtime self-test and runs it on
@@ -34,6 +36,12 @@ RISCV_GCC = "riscv64-unknown-elf-gcc"
 RISCV_AR = "riscv64-unknown-elf-ar"
 QEMU = "qemu-system-riscv32"
 CLANG = "clang"
+CLANG19 = "clang-19"
+# clang 19 computes each __bf16 operation in binary32; these make it round
+# every operation back to bfloat16, as a PULP core's bfloat16 unit does
+# (binary32 holds 2p+2 bits of a bfloat16 operation, so the double rounding
+# is innocuous). GNU ld 2.40 crashes on clang 19's DWARF 5, hence DWARF 4.
+CLANG19_FLAGS = ("-Xclang", "-fbfloat16-excess-precision=none", "-ffp-contract=off", "-gdwarf-4")
 HOST_CC = os.environ.get("PTL_HOST_CC", "gcc")
 MARCH, MABI = "rv32imafc", "ilp32f"
 MIN_QEMU = (7, 0)
@@ -96,6 +104,12 @@ def check_clang_zfh() -> str | None:
     return None if clang_has_zfh() else f"{CLANG} cannot compile for riscv32 with Zfh"
 
 
+def check_clang19() -> str | None:
+    if not shutil.which(CLANG19):
+        return f"{CLANG19} is not on PATH"
+    return None if clang19_has_zfh() else f"{CLANG19} cannot compile for riscv32 with Zfh"
+
+
 def check_host_cc() -> str | None:
     return None if shutil.which(HOST_CC) else f"host compiler {HOST_CC} is not on PATH"
 
@@ -103,6 +117,13 @@ def check_host_cc() -> str | None:
 @lru_cache(maxsize=None)
 def clang_has_zfh() -> bool:
     result = _run([CLANG, "--target=riscv32-unknown-elf", f"-march={MARCH}_zfh", f"-mabi={MABI}",
+                   "-x", "c", "-c", os.devnull, "-o", os.devnull])
+    return result is not None and result.returncode == 0
+
+
+@lru_cache(maxsize=None)
+def clang19_has_zfh() -> bool:
+    result = _run([CLANG19, "--target=riscv32-unknown-elf", f"-march={MARCH}_zfh", f"-mabi={MABI}",
                    "-x", "c", "-c", os.devnull, "-o", os.devnull])
     return result is not None and result.returncode == 0
 
@@ -129,6 +150,7 @@ class Requirement:
     check: Callable[[], str | None]
     version: Callable[[], str]
     needed_for: str = "every build"
+    optional: bool = False   # the target runs without it, offering less
 
 
 REQUIREMENTS = (
@@ -140,14 +162,17 @@ REQUIREMENTS = (
     Requirement("host C compiler", "gcc", check_host_cc, lambda: _first_line([HOST_CC, "--version"]),
                 needed_for="the counting plugin"),
     Requirement("clang with Zfh", "clang", check_clang_zfh, lambda: _first_line([CLANG, "--version"]),
-                needed_for="IEEE fp16 builds only"),
+                needed_for="IEEE fp16 builds of lib_c", optional=True),
+    Requirement("clang-19", "clang-19", check_clang19, lambda: _first_line([CLANG19, "--version"]),
+                needed_for="libraries that compute in float16alt, such as the published PULP-TrainLib",
+                optional=True),
 )
 
 
 def missing_for_target() -> list[Requirement]:
     """Requirements without which the QEMU target cannot run at all (clang is
     optional: without it the target offers bfloat16 but not IEEE fp16)."""
-    return [r for r in REQUIREMENTS if r.needed_for != "IEEE fp16 builds only" and r.check()]
+    return [r for r in REQUIREMENTS if not r.optional and r.check()]
 
 
 def unavailable_reason() -> str | None:
@@ -238,12 +263,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.install:
             if install(packages):
                 clang_has_zfh.cache_clear()
+                clang19_has_zfh.cache_clear()
                 picolibc_include.cache_clear()
                 print("after installing:")
                 missing = report()
         else:
             print(f"install with:\n  {' '.join(apt_command(packages))}")
-    if any(r.needed_for != "IEEE fp16 builds only" for r in missing):
+    if any(not r.optional for r in missing):
         return 1
     if not args.no_smoke:
         problem = smoke_test()

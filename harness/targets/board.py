@@ -130,7 +130,9 @@ class BoardTarget(Target):
             raise BuildError("sanitizers exist on the host target only; drop --sanitize or use --target host")
         self.qemu._check_format(config.fp16_format)
         core = [p for p in qemu.runtime_sources() if p.suffix == ".c"] + VIRTUAL_SOURCES
-        report = build_runner(self.qemu.toolchain(config.fp16_format, BOARD_FLAGS), config.library, core,
+        choice = self.qemu.compiler_choice(config)
+        report = build_runner(self.qemu.toolchain(config.fp16_format, BOARD_FLAGS, choice.compiler, choice.arithmetic),
+                              config.library, core,
                               outdir / qemu.ELF_NAME, outdir / "obj", config.objects)
         self.qemu._finish(config.fp16_format, outdir)   # the manifest says which -cpu the firmware needs
         return report

@@ -14,7 +14,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harness.build_units import Toolchain, UnitReport, build_runner
+from harness import toolchain as qemu_toolchain
+from harness.build_units import Toolchain, UnitReport, build_runner, library_flags
+from harness.compilers import Compiler, CompilerChoice, choose
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, run_command,
                             tool_version)
 
@@ -32,6 +34,25 @@ class HostTarget(Target):
     def __init__(self, compiler: str = "gcc", team_order: str | None = None):
         self.compiler = os.environ.get("PTL_HOST_CC", compiler)
         self.team_order = team_order or os.environ.get("PTL_TEAM_ORDER") or "free"
+        self._choices: dict[tuple, CompilerChoice] = {}
+
+    def compilers(self) -> list[Compiler]:
+        """The candidates, best first (harness/compilers.py picks): the host
+        compiler, then clang-19 for libraries that compute in float16alt."""
+        return [Compiler(self.compiler, (self.compiler,)),
+                Compiler(qemu_toolchain.CLANG19, (qemu_toolchain.CLANG19,),
+                         tuple(f for f in qemu_toolchain.CLANG19_FLAGS if f != "-gdwarf-4"))]
+
+    def compiler_choice(self, config: BuildConfig) -> CompilerChoice:
+        key = (config.library, config.fp16_format, config.sanitize)
+        if key not in self._choices:
+            try:
+                self._choices[key] = choose(
+                    self.compilers(), lambda compiler: self.toolchain(config, compiler).compile, config.library,
+                    lambda arithmetic: [*arithmetic.defines(), *library_flags(config.library)])
+            except FileNotFoundError as exc:
+                raise BuildError(str(exc)) from None
+        return self._choices[key]
 
     def unavailable_reason(self) -> str | None:
         if self.team_order not in TEAM_ORDERS:
@@ -50,23 +71,29 @@ class HostTarget(Target):
 
     def build_material(self, config: BuildConfig) -> dict:
         return {"target": self.name, "cc": tool_version([self.compiler, "--version"]),
-                "flags": self.flags(config)}
+                "flags": self.flags(config), **self.compiler_choice(config).material()}
 
-    def toolchain(self, config: BuildConfig) -> Toolchain:
-        flags = self.flags(config)
+    def toolchain(self, config: BuildConfig, compiler: Compiler | None = None,
+                  choice: CompilerChoice | None = None) -> Toolchain:
+        """Compiles and links with `compiler`, or with a choice's compiler and
+        the arithmetic its probes found."""
+        if choice is not None:
+            compiler = choice.compiler
+        compiler = compiler or self.compilers()[0]
+        flags = [*self.flags(config), *compiler.flags, *(choice.arithmetic.defines() if choice else [])]
         includes = [f"-I{RUNTIME_DIR / 'include'}"]
         return Toolchain(
-            compile=lambda source, obj, extra: [self.compiler, *flags, *includes, *extra, "-c", str(source),
+            compile=lambda source, obj, extra: [*compiler.command, *flags, *includes, *extra, "-c", str(source),
                                                 "-o", str(obj)],
             archive=lambda archive, objects: ["ar", "rcs", str(archive), *map(str, objects)],
-            link=lambda objects, out: [self.compiler, *flags, *map(str, objects), "-o", str(out), "-lm"])
+            link=lambda objects, out: [*compiler.command, *flags, *map(str, objects), "-o", str(out), "-lm"])
 
     def build(self, config: BuildConfig, outdir: Path, embedded_payload: Path | None = None) -> UnitReport:
         """Runner plus library, op unit by op unit (harness/build_units.py).
         With embedded_payload (a C file from payload_as_c_source) the payload
         is compiled in, as per-case embedded flows do."""
         extra = sorted((RUNTIME_DIR / "host").glob("*.c"))
-        toolchain = self.toolchain(config)
+        toolchain = self.toolchain(config, choice=self.compiler_choice(config))
         if embedded_payload:
             base = toolchain.compile
             toolchain = Toolchain(lambda s, o, x: base(s, o, [*x, "-DPTL_EMBEDDED_PAYLOAD"]), toolchain.archive,

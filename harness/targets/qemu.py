@@ -2,10 +2,13 @@
 cluster, with exact, deterministic per-hart instruction counts.
 
 Build: the library, the runner and the bare-metal runtime
-(runtime/qemu/) are compiled once per configuration into runner.elf, with
-riscv64-unknown-elf-gcc and picolibc; IEEE fp16 builds compile the C with
-clang for rv32imafc_zfh and link with the same GCC driver. The counting
-plugin (runtime/qemu/plugin/) is compiled next to it with the host compiler.
+(runtime/qemu/) are compiled once per configuration into runner.elf, against
+picolibc, and linked by riscv64-unknown-elf-gcc. The compiler is chosen per
+library by compile probes (harness/compilers.py): GCC 12 for FP32 and
+bfloat16 builds, clang for IEEE fp16 (rv32imafc_zfh), and clang-19 where the
+library's headers need arithmetic float16alt (bfloat16) that GCC 12 and
+clang 14 lack. The counting plugin (runtime/qemu/plugin/) is compiled next
+to it with the host compiler.
 
 Run: qemu-system-riscv32 -machine virt with 8 harts under
 -icount shift=0,sleep=off; QEMU's generic loader places the payload at
@@ -32,7 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness import toolchain
-from harness.build_units import Toolchain, UnitReport, build_runner
+from harness.build_units import Toolchain, UnitReport, build_runner, library_flags
+from harness.compilers import Arithmetic, Compiler, CompilerChoice, choose
 from harness.failures import NOT_FIT, CaseFailure
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
                             compile_command, tool_version)
@@ -57,8 +61,21 @@ FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
 COMMON_FLAGS = ["-std=gnu11", "-O2", "-g", "-DNUM_CORES=ptl_num_cores", "-DOPTIMIZE",
                 "-ffunction-sections", "-fdata-sections", "-fno-fast-math"]
 GCC_ARCH = [f"-march={toolchain.MARCH}", f"-mabi={toolchain.MABI}"]
-CLANG_ARCH = ["--target=riscv32-unknown-elf", f"-march={toolchain.MARCH}_zfh", f"-mabi={toolchain.MABI}",
-              "-mno-relax", "-ftls-model=local-exec"]
+
+
+def clang_arch(zfh: bool) -> tuple[str, ...]:
+    return ("--target=riscv32-unknown-elf", f"-march={toolchain.MARCH}{'_zfh' if zfh else ''}",
+            f"-mabi={toolchain.MABI}", "-mno-relax", "-ftls-model=local-exec")
+
+
+def compilers(fp16_format: str) -> list[Compiler]:
+    """The candidates for a build, best first (harness/compilers.py picks).
+    IEEE fp16 builds need Zfh, so only clang can make them."""
+    gcc = Compiler(toolchain.RISCV_GCC, (toolchain.RISCV_GCC, "--specs=picolibc.specs", *GCC_ARCH))
+    zfh = fp16_format == "fp16"
+    clang = Compiler(toolchain.CLANG, (toolchain.CLANG, *clang_arch(zfh)))
+    clang19 = Compiler(toolchain.CLANG19, (toolchain.CLANG19, *clang_arch(zfh)), toolchain.CLANG19_FLAGS)
+    return [clang, clang19] if zfh else [gcc, clang19]
 DEADLOCK_WARNING = b"icount sleep disabled and no active timers"
 TERM_GRACE_S = 2.0
 
@@ -105,10 +122,11 @@ class QemuTarget(Target):
         self.console = console or os.environ.get("PTL_QEMU_CONSOLE", "semihost")
         if self.console not in ("semihost", "uart"):
             raise ValueError(f"QEMU console must be 'semihost' or 'uart', not {self.console!r}")
-        formats = ("bf16", "fp16") if toolchain.clang_has_zfh() else ("bf16",)
+        formats = ("bf16", "fp16") if toolchain.clang_has_zfh() or toolchain.clang19_has_zfh() else ("bf16",)
         self.capabilities = Capabilities(fp16_formats=formats, max_cores=HARTS,
                                          counter_unit="instructions", payload_delivery="loader")
         self._unavailable: str | None | bool = False
+        self._choices: dict[tuple, CompilerChoice] = {}
 
     # ---- what the target needs and is ------------------------------------------------
 
@@ -118,18 +136,27 @@ class QemuTarget(Target):
         return self._unavailable
 
     def cflags(self, fp16_format: str) -> list[str]:
-        arch = CLANG_ARCH if fp16_format == "fp16" else GCC_ARCH
-        return [*arch, *COMMON_FLAGS, FP16_DEFINES[fp16_format]]
+        return [*COMMON_FLAGS, FP16_DEFINES[fp16_format]]
+
+    def compiler_choice(self, config: BuildConfig) -> CompilerChoice:
+        """The compiler for this library and format, found once by compile probes."""
+        key = (config.library, config.fp16_format)
+        if key not in self._choices:
+            try:
+                self._choices[key] = choose(
+                    compilers(config.fp16_format),
+                    lambda compiler: self.toolchain(config.fp16_format, compiler=compiler).compile,
+                    config.library, lambda arithmetic: [*arithmetic.defines(), *library_flags(config.library)])
+            except FileNotFoundError as exc:
+                raise BuildError(f"{exc}; run python -m harness toolchain --install") from None
+        return self._choices[key]
 
     def build_material(self, config: BuildConfig) -> dict:
-        material = {"target": self.name, "gcc": tool_version([toolchain.RISCV_GCC, "--version"]),
-                    "picolibc": str(toolchain.picolibc_include()),
-                    "host_cc": tool_version([toolchain.HOST_CC, "--version"]),
-                    "qemu": tool_version([toolchain.QEMU, "--version"]),
-                    "flags": self.cflags(config.fp16_format)}
-        if config.fp16_format == "fp16":
-            material["clang"] = tool_version([toolchain.CLANG, "--version"])
-        return material
+        return {"target": self.name, "gcc": tool_version([toolchain.RISCV_GCC, "--version"]),
+                "picolibc": str(toolchain.picolibc_include()),
+                "host_cc": tool_version([toolchain.HOST_CC, "--version"]),
+                "qemu": tool_version([toolchain.QEMU, "--version"]),
+                "flags": self.cflags(config.fp16_format), **self.compiler_choice(config).material()}
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [*super().source_roots(config), *runtime_sources(), LINK_SCRIPT, LAYOUT_HEADER,
@@ -146,7 +173,9 @@ class QemuTarget(Target):
         self._check_format(config.fp16_format)
         extra_flags = ["-DPTL_EMBEDDED_PAYLOAD"] if embedded_payload else []
         core = [p for p in runtime_sources() if p.suffix == ".c"] + ([Path(embedded_payload)] if embedded_payload else [])
-        report = build_runner(self.toolchain(config.fp16_format, extra_flags), config.library, core,
+        choice = self.compiler_choice(config)
+        report = build_runner(self.toolchain(config.fp16_format, extra_flags, choice.compiler, choice.arithmetic),
+                              config.library, core,
                               outdir / ELF_NAME, outdir / "obj", config.objects)
         self._finish(config.fp16_format, outdir)
         return report
@@ -174,22 +203,28 @@ class QemuTarget(Target):
                              f"{toolchain.check_clang_zfh() or 'unknown format'}. "
                              f"Install clang: {' '.join(toolchain.apt_command(['clang']))}")
 
-    def toolchain(self, fp16_format: str, extra_flags: list[str] = ()) -> Toolchain:
-        """GCC with picolibc's specs, or (IEEE fp16) clang with picolibc's
-        headers passed in; always linked by the GCC driver (lld 14 cannot
-        link against picolibc)."""
-        flags = [*self.cflags(fp16_format), *extra_flags, f"-I{QEMU_RUNTIME}", f"-I{RUNTIME_DIR / 'include'}"]
-        if fp16_format == "fp16":
+    def toolchain(self, fp16_format: str, extra_flags: list[str] = (), compiler: Compiler | None = None,
+                  arithmetic: Arithmetic | None = None) -> Toolchain:
+        """Compiles with `compiler` (default: the format's first candidate):
+        GCC with picolibc's specs, or clang with picolibc's headers passed in;
+        always linked by the GCC driver (lld cannot link against picolibc).
+        `arithmetic` is what the probes found the compiler computes in."""
+        if compiler is None:
+            candidates = compilers(fp16_format)
+            compiler = next((c for c in candidates if c.present), candidates[0])
+        flags = [*self.cflags(fp16_format), *compiler.flags, *(arithmetic.defines() if arithmetic else []),
+                 *extra_flags, f"-I{QEMU_RUNTIME}", f"-I{RUNTIME_DIR / 'include'}"]
+        if compiler.command[0] == toolchain.RISCV_GCC:
+            compiler_argv = [*compiler.command, *flags]
+        else:
             include = toolchain.picolibc_include()
             if include is None:
                 raise BuildError("picolibc's include directory was not found; run python -m harness toolchain")
-            compiler = [toolchain.CLANG, *flags, "-isystem", str(include)]
-        else:
-            compiler = [toolchain.RISCV_GCC, "--specs=picolibc.specs", *flags]
+            compiler_argv = [*compiler.command, *flags, "-isystem", str(include)]
         link = [toolchain.RISCV_GCC, *GCC_ARCH, "--specs=picolibc.specs", "-nostartfiles",
                 "-T", str(LINK_SCRIPT), f"-I{QEMU_RUNTIME}", str(QEMU_RUNTIME / "start.S")]
         return Toolchain(
-            compile=lambda source, obj, extra: [*compiler, *extra, "-c", str(source), "-o", str(obj)],
+            compile=lambda source, obj, extra: [*compiler_argv, *extra, "-c", str(source), "-o", str(obj)],
             archive=lambda archive, objects: [toolchain.RISCV_AR, "rcs", str(archive), *map(str, objects)],
             link=lambda objects, out: [*link, *map(str, objects), "-o", str(out), "-lm"])
 
