@@ -6,6 +6,7 @@ on "no new failures", as twister's quarantine lists do:
     [[expect]]
     kind = "unsupported"                 # or "bug"
     feature = "hwc_depthwise"            # a catalogue feature (OpEntry.features) ...
+    classes = ["numeric", "crash"]       # ... and how that path fails
     reason = "depthwise is CHW only in this library"
 
     [[expect]]
@@ -14,24 +15,50 @@ on "no new failures", as twister's quarantine lists do:
     classes = ["numeric", "crash"]               # optional: the failure classes it covers
     reason = "unrolled kernels overrun at 3 cores"
 
+    [[expect]]
+    kind = "unsupported"
+    tests = ["conv_dw-fp16-*"]
+    classes = ["build"]
+    message = "no member named 'stride_h'"       # what the failure's message must contain
+    reason = "the FP16 depthwise args have no stride fields"
+
 Patterns match the variant id (what pytest shows between the brackets). An
 entry with both `tests` and `feature` matches a variant that has the feature
-and matches a pattern. A variant that fails in a way an entry covers becomes
-an expected failure (xfail) labelled with the entry's kind and reason; one
-that passes although an entry matches it is reported as fixed. Everything
-else that fails is a new failure.
+and matches a pattern.
+
+An entry covers a failure when the failure's class is one of `classes` (no
+`classes`: any class) and, if the entry has a `message`, the failure's
+message contains it. `message` is an fnmatch-style pattern searched for
+anywhere in the message, case-sensitive, across lines: a plain string is a
+substring ("pulp_conv_dw_fp16.c"); `*` spans any text ("struct*has no member
+named 'stride_h'"), `?` one character, `[seq]` a character class (a literal
+"[" is "[[]").
+
+What an entry must say, checked when the file is loaded:
+- an entry whose `classes` include "build" gives a `message` naming the file
+  or the compiler error it expects, so an unrelated build failure of the same
+  family stays a new failure;
+- a `feature` entry gives `classes` or a `message`: the cases that carry the
+  feature are expected to fail for the feature's reason, not for any reason.
+An entry with neither `classes` nor `message` never covers a build failure.
+
+A variant that fails becomes an expected failure (xfail), labelled with the
+kind and reason of the first entry that matches it and covers its failure;
+a variant that passes although an entry matches it is reported as fixed.
+Everything else that fails is a new failure.
 """
 from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from harness import failures
 from harness.toml_input import TomlInputError, read_toml
 
 KINDS = ("bug", "unsupported")
-FIELDS = {"kind", "reason", "tests", "feature", "classes"}
+FIELDS = {"kind", "reason", "tests", "feature", "classes", "message"}
 # Outcome labels of a variant that an entry matched, as the reports name them.
 KNOWN_BUG, UNSUPPORTED, FIXED = "known_bug", "unsupported", "fixed"
 
@@ -40,22 +67,34 @@ class ExpectationsError(ValueError):
     """The file cannot be used: the message names the file, the entry and the field."""
 
 
+class Failure(Protocol):
+    """What an entry is matched against: harness.failures.CaseFailure."""
+    kind: str
+    message: str
+
+
 @dataclass(frozen=True)
 class Expectation:
     kind: str
     reason: str
     tests: tuple[str, ...]
     feature: str | None
-    classes: tuple[str, ...]   # empty: every failure class
+    classes: tuple[str, ...]   # empty: every failure class (a build failure only with a message)
     where: str                 # "FILE, entry N", for messages
+    message: str | None = None  # an fnmatch pattern searched for in the failure's message
 
     def matches(self, variant_id: str, features: tuple[str, ...]) -> bool:
         if self.feature is not None and self.feature not in features:
             return False
         return not self.tests or any(fnmatch.fnmatchcase(variant_id, p) for p in self.tests)
 
-    def covers(self, failure_class: str) -> bool:
-        return not self.classes or failure_class in self.classes
+    def covers(self, failure: Failure) -> bool:
+        """Whether this entry expects `failure` (its class, and its message if the entry names one)."""
+        if self.classes and failure.kind not in self.classes:
+            return False
+        if self.message is None:
+            return failure.kind != failures.BUILD
+        return fnmatch.fnmatchcase(failure.message, f"*{self.message}*")
 
     @property
     def label(self) -> str:
@@ -64,6 +103,7 @@ class Expectation:
     def describe(self) -> str:
         what = [f"feature {self.feature}"] if self.feature else []
         what += [f"tests {', '.join(self.tests)}"] if self.tests else []
+        what += [f"message {self.message!r}"] if self.message is not None else []
         return f"{self.where} ({' and '.join(what)})"
 
 
@@ -90,8 +130,13 @@ class Expectations:
             raise ExpectationsError(f"--expect {path}: `expect` must be an array of tables ([[expect]])")
         return cls(tuple(_entry(e, f"{path}, entry {i + 1}") for i, e in enumerate(raw)), str(path))
 
-    def match(self, variant_id: str, features: tuple[str, ...]) -> Expectation | None:
-        return next((e for e in self.entries if e.matches(variant_id, features)), None)
+    def match(self, variant_id: str, features: tuple[str, ...],
+              failure: Failure | None = None) -> Expectation | None:
+        """The first entry that matches the variant; with `failure`, the first
+        that matches the variant and covers the failure (a later entry may
+        name the message an earlier one does not)."""
+        return next((e for e in self.entries if e.matches(variant_id, features)
+                     and (failure is None or e.covers(failure))), None)
 
     def unmatched(self, matched: set[int]) -> list[Expectation]:
         """The entries whose index is not in `matched`."""
@@ -126,4 +171,18 @@ def _entry(raw: dict, where: str) -> Expectation:
     if not isinstance(classes, list) or any(c not in failures.ALL for c in classes):
         raise ExpectationsError(f"{where}: classes must be a list of failure classes from "
                                 f"{', '.join(failures.ALL)}, not {classes!r}")
-    return Expectation(kind, reason.strip(), tuple(tests), feature, tuple(classes), where)
+    message = raw.get("message")
+    if message is not None and (not isinstance(message, str) or not message.strip()):
+        raise ExpectationsError(f"{where}: message must be a non-empty string, a part of the failure's message "
+                                f"(fnmatch wildcards allowed), not {message!r}")
+    if failures.BUILD in classes and message is None:
+        raise ExpectationsError(f"{where}: an entry for build failures (classes include \"build\") must name "
+                                f"what fails to build: add `message = \"...\"` with the file or the compiler "
+                                f"error the failure names (e.g. \"pulp_conv_dw_fp16.c\" or \"no member named "
+                                f"'stride_h'\"); without it every build failure of the matched tests would be "
+                                f"expected")
+    if feature is not None and not classes and message is None:
+        raise ExpectationsError(f"{where}: the feature entry {feature!r} must say how the feature's cases fail: "
+                                f"add `classes` (e.g. [\"numeric\", \"crash\"]) and/or `message = \"...\"`; "
+                                f"without them a failure of those cases for any other reason would be expected")
+    return Expectation(kind, reason.strip(), tuple(tests), feature, tuple(classes), where, message)

@@ -259,7 +259,7 @@ class PtlPlugin:
             return
         if result.failure.kind == failures.NOT_FIT:
             pytest.skip(f"[not_fit] {result.failure.message}")
-        if expected and expected.covers(result.failure.kind):
+        if expected and (expected := self.expectations.match(variant.id, variant.case.features, result.failure)):
             _note_expectation(request, self.expectations, expected, expected.label)
             pytest.xfail(f"[{expected.label}] {expected.reason} ({expected.where})\n{result.failure}")
         pytest.fail(str(result.failure), pytrace=False)
