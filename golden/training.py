@@ -1,4 +1,4 @@
-"""References for the training runs (harness/runtime/runner/ops_train.c).
+"""References for the training runs (harness/runtime/runner/ops_train_*.c).
 
 The CNN: x -> conv2d 3x3 (pad 1) -> ReLU -> maxpool 2x2/2 -> linear ->
 CrossEntropy, no biases, plain gradient descent, one sample per step.
@@ -219,7 +219,7 @@ def teacher_forced(inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray]
 
 # ---- the depthwise-separable block with InstanceNorm and a residual ----
 #
-# Parameters concatenated as ops_train.c keeps them: depthwise [C x 9],
+# Parameters concatenated as ops_train_dsblock.c keeps them: depthwise [C x 9],
 # pointwise [C x C], InstanceNorm gamma and beta [2C], linear [K x F]. The
 # teacher-forced bound is carried by ball arithmetic (golden/ball.py): every
 # operation of the step, in the order lib_c performs it, with its operands'

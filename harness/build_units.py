@@ -10,6 +10,11 @@ So the runner is built from separately compiled pieces:
 - each op unit, runtime/runner/ops_<unit>.c compiled once per dtype
   (ptl_op_dtype.h), against the library's headers.
 
+A struct field that an op sets only where the library has it
+(PTL_HAS_FIELD in ptl_op_dtype.h) is looked for with a compile probe first;
+units.json lists the fields a library lacks, and the op reports the cases that
+need one as `unsupported`.
+
 A unit that does not compile, or that needs a symbol of a library source that
 did not compile, is left out of the runner and named in units.json with the
 first compiler or linker error. The runner's op list (ptl_op_units[]) is
@@ -44,6 +49,7 @@ API_ERRORS = ["-Werror=int-conversion", "-Werror=incompatible-pointer-types",
 # float arguments: an error there too.
 LIBRARY_ERRORS = ["-Werror=implicit-function-declaration"]
 FORCED_INCLUDE = RUNTIME_DIR / "include" / "ptl_toolchain_types.h"
+_FIELD_QUERY = re.compile(r"\bPTL_HAS_FIELD\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _UNDEFINED = re.compile(r"undefined reference to [`'‘]([^'’`]+)['’]")
 STORAGE_ONLY_HINT = ("this compiler has no arithmetic type for the library's 16-bit format, so the harness gives "
                      "it a storage-only type; a library that computes in that type cannot be tested with this "
@@ -66,15 +72,17 @@ class UnitReport:
     built: list[str] = field(default_factory=list)                   # "linalg/fp32", ...
     failed: dict[str, str] = field(default_factory=dict)             # unit -> reason
     library_failed: dict[str, str] = field(default_factory=dict)     # library file -> first error
+    missing_fields: dict[str, list[str]] = field(default_factory=dict)  # unit -> ["Struct.field", ...]
 
     def save(self, outdir: Path) -> None:
         (outdir / UNIT_MANIFEST).write_text(json.dumps(
-            {"built": self.built, "failed": self.failed, "library_failed": self.library_failed}, indent=1))
+            {"built": self.built, "failed": self.failed, "library_failed": self.library_failed,
+             "missing_fields": self.missing_fields}, indent=1))
 
     @classmethod
     def load(cls, artefact: Path) -> "UnitReport":
         data = json.loads((artefact / UNIT_MANIFEST).read_text())
-        return cls(data["built"], data["failed"], data["library_failed"])
+        return cls(data["built"], data["failed"], data["library_failed"], data.get("missing_fields", {}))
 
 
 def unit_of(family: str, dtype: str) -> str:
@@ -111,6 +119,19 @@ def first_error(output: str, source: Path | None = None) -> str:
     return shown or "(no compiler output)"
 
 
+def field_queries(source: Path, dtype: str) -> list[tuple[str, str]]:
+    """The (struct, field) pairs an op unit asks PTL_HAS_FIELD about, with the
+    dtype's struct name (Struct or Struct_fp16, as PTL_S spells it)."""
+    pairs = dict.fromkeys(_FIELD_QUERY.findall(source.read_text(errors="replace")))
+    return [(base if dtype == "fp32" else f"{base}_fp16", name) for base, name in pairs]
+
+
+def _has_field(toolchain: Toolchain, library: LibrarySource, struct: str, name: str, workdir: Path) -> bool:
+    source = workdir / f"field_{struct}_{name}.c"
+    source.write_text(f'#include "pulp_train.h"\nint ptl_field_probe = (int)sizeof(((struct {struct} *)0)->{name});\n')
+    return _run(toolchain.compile(source, source.with_suffix(".o"), library_flags(library))).returncode == 0
+
+
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(argv, capture_output=True, text=True, timeout=600)
@@ -135,12 +156,24 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
     report = UnitReport()
     core_jobs = {src: [] for src in [*core_runner_sources(), *extra_core]}
     library_jobs = {src: [*library_flags(library), *LIBRARY_ERRORS] for src in library.sources}
+    queries = {(unit, dtype): field_queries(source, dtype)
+               for unit, source in op_unit_sources().items() for dtype in UNIT_DTYPES}
+    probes = sorted({pair for pairs in queries.values() for pair in pairs})
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        present = dict(zip(probes, pool.map(lambda pair: _has_field(toolchain, library, *pair, objdir), probes)))
     unit_jobs = {}
     for unit, source in op_unit_sources().items():
         for dtype, bits in UNIT_DTYPES.items():
             table = f"ptl_ops_{unit}_{dtype}"
+            fields = queries[unit, dtype]
+            missing = [f"{struct}.{name}" for struct, name in fields if not present[struct, name]]
+            if missing:
+                report.missing_fields[f"{unit}/{dtype}"] = missing
             unit_jobs[f"{unit}/{dtype}"] = (source, [*library_flags(library), *API_ERRORS,
-                                                     f"-DPTL_OP_FP={bits}", f"-DPTL_OP_TABLE={table}"], table)
+                                                     f"-DPTL_OP_FP={bits}", f"-DPTL_OP_TABLE={table}",
+                                                     *(f"-DPTL_HAS_FIELD_{struct}_{name}=1"
+                                                       for struct, name in fields if present[struct, name])],
+                                            table)
 
     jobs = [(f"core/{src.name}", src, flags) for src, flags in core_jobs.items()]
     jobs += [(f"lib/{src.name}", src, flags) for src, flags in library_jobs.items()]

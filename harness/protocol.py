@@ -21,9 +21,10 @@ _LINE = re.compile(rb"@PTL1 ([0-9a-f]{8}) ([A-Z]) ([0-9a-f]*) ([0-9a-f]{8})\s*$"
 # Variant status codes (ptl_runner.h).
 STATUS_TEXT = {
     0: "ok", 1: "bad case", 2: "out of memory", 3: "wrote outside a guarded buffer",
-    4: "core count or kernel index out of range", 5: "unknown op",
+    4: "core count or kernel index out of range", 5: "unknown op", 6: "unsupported by the library",
 }
 STATUS_GUARD = 3
+STATUS_UNSUPPORTED = 6
 
 
 class TransportError(Exception):

@@ -22,9 +22,10 @@ from harness.build_units import UnitReport, unit_of
 from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
 from harness.compare import compare_tensor
+from harness.compilers import FORMAT_NAMES
 from harness.failures import CaseFailure
 from harness.payload import VariantSpec, encode_payload, payload_crc
-from harness.protocol import STATUS_GUARD, DecodedRun, TransportError, decode_records
+from harness.protocol import STATUS_GUARD, STATUS_UNSUPPORTED, DecodedRun, TransportError, decode_records
 from harness.results_db import Measurement, ResultsDB, ResultsDBError, Scope, case_key
 from harness.runner_contract import CaseLayout, RunnerContract
 from harness.target import BuildConfig, BuildError, LibrarySource, RawRun, Target
@@ -111,12 +112,33 @@ class Session:
         except OSError as exc:
             raise _environment_failure("the golden cache", exc) from None
 
+    def format_mismatch(self, dtype: str) -> str | None:
+        """Why the library cannot run a 16-bit dtype's cases: its own fp16 is
+        the other format (the published library's is bfloat16). None when it
+        can, or for FP32."""
+        if dtype == "fp32":
+            return None
+        fmt = fp16_format_of(dtype)
+        try:
+            choice = self.target.compiler_choice(self._config(fmt))
+        except (BuildError, CaseFailure):
+            return None   # the build itself says what is wrong
+        if choice is None or choice.fp16_format(fmt) == fmt:
+            return None
+        other = {"bf16": "float16alt", "fp16": "float16"}[choice.library_fp16]
+        return (f"the library's fp16 is {FORMAT_NAMES[choice.library_fp16]} (its headers declare fp16 as "
+                f"{other}), so its FP16 code cannot compute in {FORMAT_NAMES[fmt]}: the {dtype} cases do not apply "
+                f"to it; its FP16 families run as {choice.library_fp16}")
+
     def artefact_for(self, dtype: str) -> Artefact:
         """The runner built for the format a dtype needs; a failed build is
-        remembered, so every case of that configuration fails at once."""
+        remembered, so every case of that configuration fails at once. The
+        IEEE fp16 build serves only fp16 cases: for a library whose fp16 is
+        bfloat16 it is not built at all."""
         fmt = fp16_format_of(dtype)
         if fmt not in self._artefacts:
-            self._artefacts[fmt] = self._build(fmt)
+            mismatch = self.format_mismatch(dtype) if fmt == "fp16" else None
+            self._artefacts[fmt] = CaseFailure(failures.NOT_FIT, mismatch) if mismatch else self._build(fmt)
         artefact = self._artefacts[fmt]
         if isinstance(artefact, CaseFailure):
             raise artefact
@@ -131,6 +153,9 @@ class Session:
             if choice is not None:
                 lines.append(f"{fmt} compiler: {choice.describe(fmt)}")
         for fmt, artefact in sorted(self._artefacts.items()):
+            if isinstance(artefact, CaseFailure) and artefact.kind == failures.NOT_FIT:
+                lines.append(f"{fmt}: not built: {artefact.message.splitlines()[0]}")
+                continue
             if isinstance(artefact, CaseFailure):
                 lines.append(f"{fmt}: the build failed: {artefact.message.splitlines()[0]}")
                 continue
@@ -284,6 +309,9 @@ class Session:
         caps = self.target.capabilities
         if case.dtype != "fp32" and fp16_format_of(case.dtype) not in caps.fp16_formats:
             raise CaseFailure(failures.NOT_FIT, f"target {self.target.name} cannot build {case.dtype}")
+        mismatch = self.format_mismatch(case.dtype)
+        if mismatch:
+            raise CaseFailure(failures.NOT_FIT, mismatch)
         l1 = sum(case.footprint.values())
         if self.l1_bytes is not None and l1 > self.l1_bytes:
             parts = ", ".join(f"{k} {v}" for k, v in case.footprint.items())
@@ -302,6 +330,8 @@ class Session:
         out = run.variants[index]
         if out.status == STATUS_GUARD:
             return VariantResult(variant, CaseFailure(failures.CRASH, "; ".join(out.errors) + "\n" + where))
+        if out.status == STATUS_UNSUPPORTED:
+            return VariantResult(variant, CaseFailure(failures.UNSUPPORTED, "; ".join(out.errors) + "\n" + where))
         if out.status != 0:
             return VariantResult(variant, CaseFailure(failures.BAD_CASE, "; ".join(out.errors) + "\n" + where))
 

@@ -1,5 +1,5 @@
 """Catalogue of the training runs: a small CNN trained on the device for 20
-steps with the library's own primitives (harness/runtime/runner/ops_train.c),
+steps with the library's own primitives (harness/runtime/runner/ops_train_*.c),
 checked after every step against PyTorch in float64; then, the same way, a
 depthwise-separable block, a transformer block and a recurrent network
 trained through time (ops_train_rnn.c), each in its section below.
@@ -99,7 +99,7 @@ def _chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
 
 
 def _footprint(c) -> dict[str, int]:
-    """What ops_train.c keeps in L1 at once: data set, weights and their
+    """What ops_train_cnn.c keeps in L1 at once: data set, weights and their
     gradients, activations and their gradients, the im2col buffer."""
     s, z = c.shape, _sizes(c)
     size = 4 if c.dtype == "fp32" else 2
@@ -113,7 +113,7 @@ def _footprint(c) -> dict[str, int]:
 
 CNN = OpEntry(
     name="train_cnn",
-    unit="train",
+    unit="train_cnn",
     runner_op=lambda dtype: "train_cnn_fp32" if dtype == "fp32" else "train_cnn_fp16",
     steps=("train",),
     dtypes=("fp32", "fp16"),
@@ -191,7 +191,7 @@ def _ds_footprint(c) -> dict[str, int]:
             "activations": 4 * 2 * (6 * n_x + n_p + s["K"]), "work": 4 * (s["C"] * s["C"] + 3 * s["C"] + 1)}
 
 
-DSBLOCK = _fp32_run("train_dsblock", "train", DS_SHAPES, _ds_inputs, _ds_input_values, _ds_reference, _ds_chained,
+DSBLOCK = _fp32_run("train_dsblock", "train_dsblock", DS_SHAPES, _ds_inputs, _ds_input_values, _ds_reference, _ds_chained,
                     _ds_footprint)
 
 
@@ -199,7 +199,7 @@ DSBLOCK = _fp32_run("train_dsblock", "train", DS_SHAPES, _ds_inputs, _ds_input_v
 
 TF_SHAPES = (dict(L=8, E=8, F=8, heads=2, K=4, S=4, N=20),)
 SGD_OUTPUTS = ("loss", "grads", "weights")   # the runs whose parameters are one vector
-TF_LN_EPS = float(np.float32(1e-5))      # the LayerNorm's eps[0], as ops_train.c passes it
+TF_LN_EPS = float(np.float32(1e-5))      # the LayerNorm's eps[0], as ops_train_transformer.c passes it
 
 
 def _tf_sizes(s) -> tuple[int, int]:
@@ -245,7 +245,7 @@ def _tf_chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
 
 
 def _tf_footprint(c) -> dict[str, int]:
-    """What ops_train.c keeps in L1 at once (4-byte elements)."""
+    """What ops_train_transformer.c keeps in L1 at once (4-byte elements)."""
     s = c.shape
     L, E, F, heads, K = s["L"], s["E"], s["F"], s["heads"], s["K"]
     n_params, n_fixed = _tf_sizes(s)
@@ -255,7 +255,7 @@ def _tf_footprint(c) -> dict[str, int]:
             "attention": 4 * (8 * F * L + 2 * heads * L * L + 3 * L * L + max(E * F, F * L, L * L) + 2 * L)}
 
 
-TRANSFORMER = _fp32_run("train_transformer", "train", TF_SHAPES, _tf_inputs, _tf_input_values, _tf_reference,
+TRANSFORMER = _fp32_run("train_transformer", "train_transformer", TF_SHAPES, _tf_inputs, _tf_input_values, _tf_reference,
                         _tf_chained, _tf_footprint)
 
 

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>  /* the SDK's pmsis.h makes printf available */
+#include <stdlib.h> /* ... and exit(), which library code calls on a fatal error */
 #include <string.h>
 
 #include "ptl_toolchain_types.h"
@@ -139,8 +140,9 @@ static inline void pi_cl_dma_wait(void *copy) { (void)copy; }
 #define PI_FC_L1
 
 /* ---- Toolchain types --------------------------------------------------------
- * float16, float16alt, v2f16 and v2s: ptl_toolchain_types.h (included above),
- * which the harness also force-includes in every library and op unit. */
+ * float16, float16alt and v2s: ptl_toolchain_types.h (included above), which
+ * the harness also force-includes in every library and op unit. v2f16 is the
+ * library's own (a vector of its fp16). */
 
 #ifdef __cplusplus
 }

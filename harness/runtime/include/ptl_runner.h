@@ -55,6 +55,7 @@ enum {
     PTL_ERR_GUARD = 3,        /* the primitive wrote outside an output or scratch buffer */
     PTL_ERR_BAD_VARIANT = 4,  /* core count or kernel index out of range */
     PTL_ERR_UNKNOWN_OP = 5,
+    PTL_ERR_UNSUPPORTED = 6,  /* the library lacks what the case needs (PTL_HAS_FIELD) */
 };
 
 /* One operation the runner can execute, and its contract with the harness.

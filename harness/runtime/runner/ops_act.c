@@ -113,7 +113,7 @@ static int run_leakyrelu(const struct ptl_case *c, struct ptl_variant v, uint32_
 #if PTL_OP_FP == 32
     struct leakyrelu_args args = {.input = &input, .output = &output, .negative_slope = slope};
 #else
-    struct leakyrelu_args_fp16 args = {.input = &input, .output = &output, .negative_slope = fp16_from_f32(slope)};
+    struct leakyrelu_args_fp16 args = {.input = &input, .output = &output, .negative_slope = PTL_FROM_F32(slope)};
 #endif
     return run_act(c, vi, n, step, ACT_BW_READS_X, &input, &output, &args, PTL_F(pulp_leakyrelu_, _fw_cl),
                    PTL_F(pulp_leakyrelu_, _bw_cl));

@@ -61,6 +61,16 @@ static int dw_read_shape(const struct ptl_case *c, uint32_t vi, struct dw_shape 
     return PTL_OK;
 }
 
+/* The published FP16 struct has no stride fields: against such a library
+ * only stride-1 cases run, and the others are unsupported. */
+#define DW_HAS_STRIDES \
+    (PTL_HAS_FIELD(DepthWise_Conv_args, stride_h) && PTL_HAS_FIELD(DepthWise_Conv_args, stride_w))
+#if PTL_OP_FP == 32
+#define DW_ARGS_NAME "DepthWise_Conv_args"
+#else
+#define DW_ARGS_NAME "DepthWise_Conv_args_fp16"
+#endif
+
 static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     (void)v; /* direct kernels: no kernel index */
@@ -68,6 +78,13 @@ static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     int status = dw_read_shape(c, vi, &s);
     if (status)
         return status;
+#if !DW_HAS_STRIDES
+    if (s.sh != 1 || s.sw != 1) {
+        ptl_emit_error(vi, PTL_ERR_UNSUPPORTED, DW_ARGS_NAME " has no field stride_h/stride_w: only stride 1 "
+                                                "can run against this library");
+        return PTL_ERR_UNSUPPORTED;
+    }
+#endif
     const uint32_t n_in = (uint32_t)(s.C * s.H * s.W), n_out = (uint32_t)(s.C * s.Ho * s.Wo);
     const uint32_t n_w = (uint32_t)(s.C * s.Hk * s.Wk);
     const int fw = s.step == DW_STEP_FW, wg = s.step == DW_STEP_WG, ig = s.step == DW_STEP_IG;
@@ -84,14 +101,14 @@ static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     struct PTL_S(blob) input = {.data = x, .diff = dx, .dim = (int)n_in, .W = s.W, .H = s.H, .C = s.C};
     struct PTL_S(blob) coeff = {.data = w, .diff = dw, .dim = (int)n_w, .W = s.Wk, .H = s.Hk, .C = s.C};
     struct PTL_S(blob) output = {.data = y, .diff = dy, .dim = (int)n_out, .W = s.Wo, .H = s.Ho, .C = s.C};
-    /* The published FP16 struct has no stride fields: against such a library
-     * this unit does not compile, and only the FP16 depthwise cases fail. */
     struct PTL_S(DepthWise_Conv_args) args = {
         .input = &input,
         .coeff = &coeff,
         .output = &output,
+#if DW_HAS_STRIDES
         .stride_h = s.sh,
         .stride_w = s.sw,
+#endif
         .Lpad = s.L,
         .Rpad = s.R,
         .Upad = s.U,

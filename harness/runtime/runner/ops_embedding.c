@@ -37,7 +37,7 @@ static int run_embedding(const struct ptl_case *c, struct ptl_variant v, uint32_
         return op_frame_finish(&f, 0);
     static int ids[MAX_ROWS];
     for (int i = 0; i < rows; i++) {
-        const float id = fp16_to_f32(id_values[i]);
+        const float id = PTL_TO_F32(id_values[i]);
         if (!(id >= 0.0f && id < (float)vocab) || id != (float)(int)id) {
             op_frame_fail(&f, PTL_ERR_BAD_CASE, "embedding ids must be integers in 0 .. vocab - 1");
             return op_frame_finish(&f, 0);

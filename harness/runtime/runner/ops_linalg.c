@@ -65,8 +65,9 @@ static int run_matmul(const struct ptl_case *c, struct ptl_variant v, uint32_t v
 
 /* ---- linear ----------------------------------------------------------------------
  * y [out] = W [out x in] . x [in] (+ b [out]). FW emits y; WG dW [out x in]
- * (and db [out] with the bias); IG dx [in]. The published WG accumulates into
- * bias->diff, so the caller zeroes it (TRAINLIB_API.md, contract details). */
+ * (and db [out] with the bias); IG dx [in]. WG overwrites bias->diff and
+ * must not read it (TRAINLIB_API.md, contract details), so db starts as
+ * poison (NaN), like every output the API does not say a call accumulates into. */
 
 enum { LINEAR_STEP_FW = 0, LINEAR_STEP_WG = 1, LINEAR_STEP_IG = 2 };
 
@@ -102,9 +103,6 @@ static int run_linear(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         ptl_scratch_release(vi, PTL_DTYPE, dx, n_in);
         return PTL_ERR_BAD_CASE;
     }
-    if (db) /* the caller zeroes bias->diff; all-zero bits are +0 in every format */
-        memset(db, 0, n_out * sizeof *db);
-
     struct PTL_S(blob) input = {.data = x, .diff = dx, .dim = in, .W = 1, .H = 1, .C = in};
     struct PTL_S(blob) coeff = {.data = w, .diff = dw, .dim = in * out, .W = in, .H = out, .C = 1};
     struct PTL_S(blob) bias = {.data = b, .diff = db, .dim = out, .W = 1, .H = 1, .C = out};

@@ -127,7 +127,7 @@ static int run_berhu(const struct ptl_case *c, struct ptl_variant v, uint32_t vi
                     pulp_berHuLoss_backward);
 #else
     struct berHu_loss_args_fp16 args = {.output = &output, .target = NULL, .wr_loss = NULL,
-                                        .alpha = fp16_from_f32(alpha)};
+                                        .alpha = PTL_FROM_F32(alpha)};
     return run_loss(c, vi, n, step, &output, &args.target, &args.wr_loss, &args, pulp_berHuLoss_fp16,
                     pulp_berHuLoss_backward_fp16);
 #endif

@@ -53,8 +53,8 @@ static int run_sgd(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     struct optim_args args = {.weights = &weights, .biases = &biases, .learning_rate = lr,
                               .weight_decay_lambda = lambda, .use_biases = use_biases};
 #else
-    struct optim_args_fp16 args = {.weights = &weights, .biases = &biases, .learning_rate = fp16_from_f32(lr),
-                                   .weight_decay_lambda = fp16_from_f32(lambda), .use_biases = use_biases};
+    struct optim_args_fp16 args = {.weights = &weights, .biases = &biases, .learning_rate = PTL_FROM_F32(lr),
+                                   .weight_decay_lambda = PTL_FROM_F32(lambda), .use_biases = use_biases};
 #endif
     ptl_measure_begin(vi);
     pi_cl_team_fork(v.cores, PTL_F(pulp_gradient_descent_, ), &args);

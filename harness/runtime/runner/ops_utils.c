@@ -25,12 +25,6 @@
 
 #define MAX_DIMS 4
 
-#if PTL_OP_FP == 32
-#define FROM_F32(x) (x)
-#else
-#define FROM_F32(x) fp16_from_f32(x)
-#endif
-
 static int bad(uint32_t vi, const char *why)
 {
     ptl_emit_error(vi, PTL_ERR_BAD_CASE, why);
@@ -118,7 +112,7 @@ static int run_set_to_value(const struct ptl_case *c, struct ptl_variant v, uint
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     struct PTL_S(set_to_value_args) args = {.to = op_frame_output(&f, "y", (uint32_t)n),
-                                     .value = FROM_F32((float)value_milli / 1000.0f), .size = n};
+                                     .value = PTL_FROM_F32((float)value_milli / 1000.0f), .size = n};
     return forked(&f, v, vi, PTL_S(set_to_value), &args);
 }
 
@@ -272,7 +266,7 @@ static int run_mean_std(const struct ptl_case *c, struct ptl_variant v, uint32_t
     struct PTL_S(mean_std_args) args = {.input = op_frame_input(&f, "x", (uint32_t)n),
                                  .mean = op_frame_output(&f, "mean", 1), .var = op_frame_output(&f, "var", 1),
                                  .std = op_frame_output(&f, "std", 1),
-                                 .epsilon = FROM_F32((float)eps_micro / 1000000.0f), .dim = n};
+                                 .epsilon = PTL_FROM_F32((float)eps_micro / 1000000.0f), .dim = n};
     if (f.status)
         return op_frame_finish(&f, 0);
     ptl_measure_begin(vi);
