@@ -37,8 +37,9 @@ def _steps(workflow: dict):
             yield name, job, step
 
 
-def test_the_three_workflows_exist():
-    assert [p.name for p in WORKFLOWS] == ["gvsoc.yml", "nightly-board-farm.yml", "regression.yml"]
+def test_the_four_workflows_exist():
+    assert [p.name for p in WORKFLOWS] == ["gvsoc.yml", "nightly-board-farm.yml", "published-library.yml",
+                                           "regression.yml"]
 
 
 def _actionlint() -> list[str]:
