@@ -27,7 +27,7 @@ void pulp_linear_fp32_fw_cl(void *Linear_args)
 }
 
 /* coeff->diff [out x in] = output->diff [out x 1] . input [1 x in];
- * bias->diff [out] += output->diff (accumulates: the caller zeroes it). */
+ * bias->diff [out] = output->diff (overwritten, never read: TRAINLIB_API.md). */
 void pulp_linear_fp32_bw_param_grads_cl(void *Linear_args)
 {
     struct Linear_args *l = Linear_args;
@@ -38,7 +38,7 @@ void pulp_linear_fp32_bw_param_grads_cl(void *Linear_args)
     run_on_team(&mm_args, STEP_WGT_GRAD, l->opt_matmul_type_wg);
     if (l->use_biases)
         for (int o = 0; o < l->output->dim; o++)
-            l->bias->diff[o] += l->output->diff[o];
+            l->bias->diff[o] = l->output->diff[o];
 }
 
 /* input->diff [1 x in] = output->diff [1 x out] . W [out x in]. */

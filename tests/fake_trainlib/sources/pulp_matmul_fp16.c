@@ -19,11 +19,16 @@ fp16 vfdotp(v2f16 a, v2f16 b)
 
 v2f16 vfswap(v2f16 a)
 {
-    v2s mask = {1, 0};
-    return __builtin_shuffle(a, mask);
+    /* The mask inline, as the published kernels write it: its comma must not
+     * split a macro's arguments. */
+    return (v2f16)(__builtin_shuffle(a, (v2s){1, 0}));
 }
 
 v2f16 vfselect(v2f16 a, v2f16 b, v2s mask)
 {
+    if (mask[0] > 3 || mask[1] > 3) {
+        printf("vfselect: mask out of range\n");
+        exit(1); /* declared by the SDK's pmsis.h, not by a header of its own */
+    }
     return __builtin_shuffle(a, b, mask);
 }
