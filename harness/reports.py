@@ -28,13 +28,24 @@ class ReportRow:
     message: str = ""
 
 
+CSV_MESSAGE_CHARS = 1000
+
+
+def csv_message(message: str) -> str:
+    """A failure's message on one CSV line: its lines joined with " | ", so a
+    build failure keeps its reason (unit, file, first compiler error), cut at
+    CSV_MESSAGE_CHARS. The JUnit carries the whole text."""
+    text = " | ".join(line.strip() for line in message.splitlines() if line.strip())
+    return text if len(text) <= CSV_MESSAGE_CHARS else text[:CSV_MESSAGE_CHARS - 3] + "..."
+
+
 def write_csv(rows: list[ReportRow], path: Path) -> None:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, CSV_COLUMNS, extrasaction="ignore")
     writer.writeheader()
     for row in rows:
         record = {**row.properties, "test_id": row.test_id, "outcome": row.outcome,
-                  "duration_s": f"{row.duration:.4f}", "message": row.message.splitlines()[0] if row.message else ""}
+                  "duration_s": f"{row.duration:.4f}", "message": csv_message(row.message)}
         writer.writerow(record)
     write_atomically(path, buffer.getvalue().encode())
 

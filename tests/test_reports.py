@@ -6,7 +6,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from harness.reports import CSV_COLUMNS, ReportRow, write_csv, write_junit, write_summary
+from harness.reports import (CSV_COLUMNS, CSV_MESSAGE_CHARS, ReportRow, csv_message, write_csv, write_junit,
+                             write_summary)
 
 
 def props(**extra):
@@ -115,7 +116,18 @@ def test_csv_row_fields_come_from_properties_and_the_outcome(tmp_path):
     assert failed["outcome"] == "failed" and failed["failure_class"] == "numeric"
     assert failed["kernel"] == "mm_fp16" and failed["cores"] == "8" and failed["latency"] == "1234"
     assert failed["duration_s"] == "0.2500"
-    assert failed["message"] == "[numeric] tensor C outside tolerance"      # first line only
+    # every line of the message, joined, so a build failure keeps its reason
+    assert failed["message"].startswith("[numeric] tensor C outside tolerance | ")
+    assert "\n" not in failed["message"]
+
+
+def test_csv_message_keeps_a_build_failures_reason_and_is_bounded():
+    message = ("[build] runner unit norm/fp32 did not build against lib:\n"
+               "ops_norm.c does not compile against the library:\nops_norm.c:167: error: undeclared rmsnorm\n")
+    assert csv_message(message) == ("[build] runner unit norm/fp32 did not build against lib: | ops_norm.c does "
+                                    "not compile against the library: | ops_norm.c:167: error: undeclared rmsnorm")
+    long = csv_message("x" * 5000)
+    assert len(long) == CSV_MESSAGE_CHARS and long.endswith("...")
 
 
 def test_csv_ignores_properties_that_are_not_columns(tmp_path):
