@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from golden.bundle import write_atomically
-from harness import failures, perf_gate, sharding
+from harness import failure_summary, failures, perf_gate, sharding
 from harness.board import pytest_board
 from harness.failures import CaseFailure
 from harness.cases import FEATURES, OpEntry, Variant
@@ -78,6 +78,7 @@ def pytest_addoption(parser):
     tune.addoption("--tune-cores", default=None, help="comma-separated core counts (default: the target's maximum)")
     tune.addoption("--tune-dtype", default="fp32", choices=("fp32", "fp16", "bf16"))
     pytest_board.add_options(parser)
+    failure_summary.add_options(parser)
 
 
 def parametrize_variants(entries: list[OpEntry]):
@@ -377,6 +378,7 @@ class PtlPlugin:
     def pytest_terminal_summary(self, terminalreporter):
         if hasattr(self.config, "workerinput") or not self.rows:
             return
+        failure_summary.write(terminalreporter, self.rows, self.config)
         s = self.stats
         terminalreporter.write_line(
             f"ptl cache: builds compiled {s['builds_compiled']}, reused {s['builds_reused']}; "
@@ -521,6 +523,7 @@ def pytest_configure(config):
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"feature_{name}: a lib_c feature beyond the published API: {meaning}")
     pytest_board.configure(config)
+    failure_summary.register(config)
     config.pluginmanager.register(PtlPlugin(config), "ptl-plugin")
 
 
