@@ -288,7 +288,11 @@ class PtlPlugin:
                 outcome = "xfailed" if report.outcome == "skipped" else "xpassed"
             elif report.when == "setup" and report.outcome == "failed":
                 outcome = "error"
-            message = str(report.longrepr) if report.longrepr else ""
+            # A skip's longrepr is (file, line, "Skipped: reason"): keep the reason.
+            longrepr = report.longrepr
+            if isinstance(longrepr, tuple) and len(longrepr) == 3:
+                longrepr = str(longrepr[2]).removeprefix("Skipped: ")
+            message = str(longrepr) if longrepr else ""
             if hasattr(report, "wasxfail") and not message:
                 message = report.wasxfail
             self.rows.append(ReportRow(props.get("test_id", report.nodeid), outcome, report.duration,
