@@ -10,10 +10,11 @@ So the runner is built from separately compiled pieces:
 - each op unit, runtime/runner/ops_<unit>.c compiled once per dtype
   (ptl_op_dtype.h), against the library's headers.
 
-A struct field that an op sets only where the library has it
-(PTL_HAS_FIELD in ptl_op_dtype.h) is looked for with a compile probe first;
-units.json lists the fields a library lacks, and the op reports the cases that
-need one as `unsupported`.
+A struct field that an op sets only where the library has it, or a function
+it calls only where the library declares it (PTL_HAS_FIELD, PTL_HAS_FUNC in
+ptl_op_dtype.h), is looked for with a compile probe first; units.json lists
+what a library lacks (missing_fields), and the op reports the cases that need
+it as `unsupported`.
 
 A unit that does not compile, or that needs a symbol of a library source that
 did not compile, is left out of the runner and named in units.json with the
@@ -50,6 +51,7 @@ API_ERRORS = ["-Werror=int-conversion", "-Werror=incompatible-pointer-types",
 LIBRARY_ERRORS = ["-Werror=implicit-function-declaration"]
 FORCED_INCLUDE = RUNTIME_DIR / "include" / "ptl_toolchain_types.h"
 _FIELD_QUERY = re.compile(r"\bPTL_HAS_FIELD\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+_FUNC_QUERY = re.compile(r"\bPTL_HAS_FUNC\(\s*(\w+)\s*\)")
 _UNDEFINED = re.compile(r"undefined reference to [`'‘]([^'’`]+)['’]")
 STORAGE_ONLY_HINT = ("this compiler has no arithmetic type for the library's 16-bit format, so the harness gives "
                      "it a storage-only type; a library that computes in that type cannot be tested with this "
@@ -120,15 +122,32 @@ def first_error(output: str, source: Path | None = None) -> str:
 
 
 def field_queries(source: Path, dtype: str) -> list[tuple[str, str]]:
-    """The (struct, field) pairs an op unit asks PTL_HAS_FIELD about, with the
-    dtype's struct name (Struct or Struct_fp16, as PTL_S spells it)."""
-    pairs = dict.fromkeys(_FIELD_QUERY.findall(source.read_text(errors="replace")))
-    return [(base if dtype == "fp32" else f"{base}_fp16", name) for base, name in pairs]
+    """What an op unit asks the library about, with the dtype's names (as
+    PTL_S spells them: Struct or Struct_fp16): (struct, field) pairs of
+    PTL_HAS_FIELD, and ("", function) pairs of PTL_HAS_FUNC."""
+    text = source.read_text(errors="replace")
+
+    def spelled(base: str) -> str:
+        return base if dtype == "fp32" else f"{base}_fp16"
+    pairs = [(spelled(base), name) for base, name in _FIELD_QUERY.findall(text)]
+    pairs += [("", spelled(name)) for name in _FUNC_QUERY.findall(text)]
+    return list(dict.fromkeys(pairs))
 
 
-def _has_field(toolchain: Toolchain, library: LibrarySource, struct: str, name: str, workdir: Path) -> bool:
-    source = workdir / f"field_{struct}_{name}.c"
-    source.write_text(f'#include "pulp_train.h"\nint ptl_field_probe = (int)sizeof(((struct {struct} *)0)->{name});\n')
+def _query_define(struct: str, name: str) -> str:
+    return f"-DPTL_HAS_FIELD_{struct}_{name}=1" if struct else f"-DPTL_HAS_FUNC_{name}=1"
+
+
+def _query_label(struct: str, name: str) -> str:
+    return f"{struct}.{name}" if struct else f"{name}()"
+
+
+def _library_has(toolchain: Toolchain, library: LibrarySource, struct: str, name: str, workdir: Path) -> bool:
+    """A compile probe: the struct has the field, or (no struct) the function is declared."""
+    source = workdir / f"has_{struct}_{name}.c"
+    probe = (f"int ptl_probe = (int)sizeof(((struct {struct} *)0)->{name});" if struct
+             else f"void *ptl_probe(void) {{ return (void *)&{name}; }}")
+    source.write_text(f'#include "pulp_train.h"\n{probe}\n')
     return _run(toolchain.compile(source, source.with_suffix(".o"), library_flags(library))).returncode == 0
 
 
@@ -160,18 +179,18 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
                for unit, source in op_unit_sources().items() for dtype in UNIT_DTYPES}
     probes = sorted({pair for pairs in queries.values() for pair in pairs})
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        present = dict(zip(probes, pool.map(lambda pair: _has_field(toolchain, library, *pair, objdir), probes)))
+        present = dict(zip(probes, pool.map(lambda pair: _library_has(toolchain, library, *pair, objdir), probes)))
     unit_jobs = {}
     for unit, source in op_unit_sources().items():
         for dtype, bits in UNIT_DTYPES.items():
             table = f"ptl_ops_{unit}_{dtype}"
             fields = queries[unit, dtype]
-            missing = [f"{struct}.{name}" for struct, name in fields if not present[struct, name]]
+            missing = [_query_label(struct, name) for struct, name in fields if not present[struct, name]]
             if missing:
                 report.missing_fields[f"{unit}/{dtype}"] = missing
             unit_jobs[f"{unit}/{dtype}"] = (source, [*library_flags(library), *API_ERRORS,
                                                      f"-DPTL_OP_FP={bits}", f"-DPTL_OP_TABLE={table}",
-                                                     *(f"-DPTL_HAS_FIELD_{struct}_{name}=1"
+                                                     *(_query_define(struct, name)
                                                        for struct, name in fields if present[struct, name])],
                                             table)
 

@@ -28,7 +28,12 @@
  * asks this, leaves the field out, and reports the cases that need it as
  * PTL_ERR_UNSUPPORTED. The build finds every field an op unit names this way
  * with a compile probe and defines PTL_HAS_FIELD_<Struct>_<field>=1 where it
- * exists (harness/build_units.py, field_probes).
+ * exists (harness/build_units.py, field_queries).
+ *
+ * PTL_HAS_FUNC(name), in #if: whether the library declares the dtype's
+ * function (name or name_fp16), probed the same way, for functions one
+ * library offers and another lacks (the published one has no mm_add_fp16):
+ * the op reports PTL_ERR_UNSUPPORTED, and the unit's other ops still build.
  */
 #ifndef PTL_OP_DTYPE_H
 #define PTL_OP_DTYPE_H
@@ -117,5 +122,6 @@ static inline float ptl_f32_from_half_bits(uint16_t b)
 #endif
 
 #define PTL_HAS_FIELD(s, f) PTL_PASTE3(PTL_HAS_FIELD_, PTL_S(s), PTL_PASTE(_, f))
+#define PTL_HAS_FUNC(name) PTL_PASTE(PTL_HAS_FUNC_, PTL_S(name))
 
 #endif /* PTL_OP_DTYPE_H */
