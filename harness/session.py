@@ -87,6 +87,7 @@ class Session:
         self._artefacts: dict[str, Artefact | CaseFailure] = {}
         self._results: dict[Case, dict[Variant, VariantResult]] = {}
         self._materials: dict[str, dict] = {}
+        self._compilers: dict[str, dict[str, str]] = {}   # report properties of each format's compiler
         self._scopes: dict[tuple[str, bool], Scope] = {}
         self.results_db = results_db
         self.results_db_error: str | None = None   # the first failed write, said once by the caller
@@ -172,15 +173,15 @@ class Session:
         """The compiler of a dtype's build and the format its FP16 code computes
         in, as report properties; empty where the target has one compiler."""
         fmt = fp16_format_of(dtype)
-        try:
-            choice = self.target.compiler_choice(self._config(fmt))
-        except (BuildError, CaseFailure):
-            return {}
-        if choice is None:
-            return {}
-        return {"compiler": f"{choice.compiler.name} ({choice.version})",
-                "fp16_arithmetic": choice.arithmetic.describe(),
-                "library_fp16": choice.fp16_format(fmt)}
+        if fmt not in self._compilers:
+            try:
+                choice = self.target.compiler_choice(self._config(fmt))
+            except (BuildError, CaseFailure):
+                return {}   # not kept: the build reports why, and a later call may succeed
+            self._compilers[fmt] = {} if choice is None else {
+                "compiler": f"{choice.compiler.name} ({choice.version})",
+                "fp16_arithmetic": choice.arithmetic.describe(), "library_fp16": choice.fp16_format(fmt)}
+        return self._compilers[fmt]
 
     def _config(self, fp16_format: str) -> BuildConfig:
         return BuildConfig(LibrarySource.at(self.library_path), fp16_format, self.sanitize)
