@@ -56,7 +56,8 @@ def test_cases_of_the_failed_unit_are_build_failures_and_the_others_pass(broken_
 
 def test_the_build_summary_names_what_was_built_and_what_not(broken_session):
     broken_session.artefact_for("bf16")
-    (line,) = broken_session.build_summary()
+    compiler, line = broken_session.build_summary()
+    assert compiler.startswith("bf16 compiler: ")  # which compiler, and what it computes in
     built, not_built = line.split("; NOT built: ")
     assert built.startswith("bf16: built ") and "pool/fp32" in built
     assert "pool/fp16" in not_built
