@@ -87,7 +87,7 @@ class Session:
         self._artefacts: dict[str, Artefact | CaseFailure] = {}
         self._results: dict[Case, dict[Variant, VariantResult]] = {}
         self._materials: dict[str, dict] = {}
-        self._compilers: dict[str, dict[str, str]] = {}   # report properties of each format's compiler
+        self._compilers: dict = {}   # format -> the target's CompilerChoice (or None)
         self._scopes: dict[tuple[str, bool], Scope] = {}
         self.results_db = results_db
         self.results_db_error: str | None = None   # the first failed write, said once by the caller
@@ -120,10 +120,7 @@ class Session:
         if dtype == "fp32":
             return None
         fmt = fp16_format_of(dtype)
-        try:
-            choice = self.target.compiler_choice(self._config(fmt))
-        except (BuildError, CaseFailure):
-            return None   # the build itself says what is wrong
+        choice = self._compiler_choice(fmt)
         if choice is None or choice.fp16_format(fmt) == fmt:
             return None
         other = {"bf16": "float16alt", "fp16": "float16"}[choice.library_fp16]
@@ -150,7 +147,7 @@ class Session:
         built and which did not (the run's header and summary show it)."""
         lines = []
         for fmt in sorted(self._artefacts):
-            choice = self.target.compiler_choice(self._config(fmt))
+            choice = self._compiler_choice(fmt)
             if choice is not None:
                 lines.append(f"{fmt} compiler: {choice.describe(fmt)}")
         for fmt, artefact in sorted(self._artefacts.items()):
@@ -173,14 +170,22 @@ class Session:
         """The compiler of a dtype's build and the format its FP16 code computes
         in, as report properties; empty where the target has one compiler."""
         fmt = fp16_format_of(dtype)
+        choice = self._compiler_choice(fmt)
+        if choice is None:
+            return {}
+        return {"compiler": f"{choice.compiler.name} ({choice.version})",
+                "fp16_arithmetic": choice.arithmetic.describe(), "library_fp16": choice.fp16_format(fmt)}
+
+    def _compiler_choice(self, fmt: str):
+        """The target's compiler choice for a format, asked once per session
+        (the library is globbed and the compilers probed only then); None
+        where the target has one compiler, or where the choice cannot be made
+        (the build then says why, and a later call tries again)."""
         if fmt not in self._compilers:
             try:
-                choice = self.target.compiler_choice(self._config(fmt))
+                self._compilers[fmt] = self.target.compiler_choice(self._config(fmt))
             except (BuildError, CaseFailure):
-                return {}   # not kept: the build reports why, and a later call may succeed
-            self._compilers[fmt] = {} if choice is None else {
-                "compiler": f"{choice.compiler.name} ({choice.version})",
-                "fp16_arithmetic": choice.arithmetic.describe(), "library_fp16": choice.fp16_format(fmt)}
+                return None
         return self._compilers[fmt]
 
     def _config(self, fp16_format: str) -> BuildConfig:

@@ -120,11 +120,35 @@ class Target(ABC):
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [RUNTIME_DIR / "include", RUNTIME_DIR / "runner", *config.library.digest_roots]
 
+    def compiler_candidates(self, config: BuildConfig) -> list:
+        """The harness.compilers.Compiler candidates of a configuration, best
+        first; empty where the target has one fixed compiler."""
+        return []
+
+    def compile_argv(self, config: BuildConfig, compiler):
+        """(source, object, extra flags) -> argv: how this target compiles one
+        file with a candidate compiler (for its compile probes)."""
+        raise NotImplementedError(f"target {self.name} lists compiler candidates but cannot compile with them")
+
     def compiler_choice(self, config: BuildConfig):
         """The harness.compilers.CompilerChoice that builds this configuration,
-        where the target chooses among compilers by probing; None where it
-        has one fixed compiler."""
-        return None
+        found once by compile probes; None where the target has one fixed
+        compiler."""
+        candidates = self.compiler_candidates(config)
+        if not candidates:
+            return None
+        choices = self.__dict__.setdefault("_compiler_choices", {})
+        key = (config.library, config.fp16_format, config.sanitize)
+        if key not in choices:
+            from harness.build_units import library_flags   # both import this module
+            from harness.compilers import choose
+            try:
+                choices[key] = choose(candidates, lambda compiler: self.compile_argv(config, compiler),
+                                      config.library,
+                                      lambda arithmetic: [*arithmetic.defines(), *library_flags(config.library)])
+            except FileNotFoundError as exc:
+                raise BuildError(f"{exc}; run python -m harness toolchain --install") from None
+        return choices[key]
 
 
 def run_command(argv: list[str], timeout: float, cwd: Path | None = None,

@@ -121,6 +121,9 @@ class BoardTarget(Target):
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [*self.qemu.source_roots(config), BOARD_RUNTIME]
 
+    def compiler_choice(self, config: BuildConfig):
+        return self.qemu.compiler_choice(config)   # the virtual board's firmware is QEMU's build
+
     def build(self, config: BuildConfig, outdir: Path):
         if self.platform != "qemu-virt":
             raise BuildError(f"this checkout builds board firmware for the virtual board (qemu-virt) only; a "

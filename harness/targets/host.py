@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 
 from harness import toolchain as qemu_toolchain
-from harness.build_units import Toolchain, UnitReport, build_runner, library_flags
-from harness.compilers import Compiler, CompilerChoice, choose
+from harness.build_units import Toolchain, UnitReport, build_runner
+from harness.compilers import Arithmetic, Compiler
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, run_command,
                             tool_version)
 
@@ -34,25 +34,13 @@ class HostTarget(Target):
     def __init__(self, compiler: str = "gcc", team_order: str | None = None):
         self.compiler = os.environ.get("PTL_HOST_CC", compiler)
         self.team_order = team_order or os.environ.get("PTL_TEAM_ORDER") or "free"
-        self._choices: dict[tuple, CompilerChoice] = {}
 
-    def compilers(self) -> list[Compiler]:
-        """The candidates, best first (harness/compilers.py picks): the host
-        compiler, then clang-19 for libraries that compute in float16alt."""
+    def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
+        """Best first (harness/compilers.py picks): the host compiler, then
+        clang-19 for libraries that compute in float16alt."""
         return [Compiler(self.compiler, (self.compiler,)),
                 Compiler(qemu_toolchain.CLANG19, (qemu_toolchain.CLANG19,),
                          tuple(f for f in qemu_toolchain.CLANG19_FLAGS if f != "-gdwarf-4"))]
-
-    def compiler_choice(self, config: BuildConfig) -> CompilerChoice:
-        key = (config.library, config.fp16_format, config.sanitize)
-        if key not in self._choices:
-            try:
-                self._choices[key] = choose(
-                    self.compilers(), lambda compiler: self.toolchain(config, compiler).compile, config.library,
-                    lambda arithmetic: [*arithmetic.defines(), *library_flags(config.library)])
-            except FileNotFoundError as exc:
-                raise BuildError(str(exc)) from None
-        return self._choices[key]
 
     def unavailable_reason(self) -> str | None:
         if self.team_order not in TEAM_ORDERS:
@@ -73,14 +61,15 @@ class HostTarget(Target):
         return {"target": self.name, "cc": tool_version([self.compiler, "--version"]),
                 "flags": self.flags(config), **self.compiler_choice(config).material()}
 
+    def compile_argv(self, config: BuildConfig, compiler: Compiler):
+        return self.toolchain(config, compiler).compile
+
     def toolchain(self, config: BuildConfig, compiler: Compiler | None = None,
-                  choice: CompilerChoice | None = None) -> Toolchain:
-        """Compiles and links with `compiler`, or with a choice's compiler and
-        the arithmetic its probes found."""
-        if choice is not None:
-            compiler = choice.compiler
-        compiler = compiler or self.compilers()[0]
-        flags = [*self.flags(config), *compiler.flags, *(choice.arithmetic.defines() if choice else [])]
+                  arithmetic: Arithmetic | None = None) -> Toolchain:
+        """Compiles and links with `compiler` (default: the host compiler);
+        `arithmetic` is what the probes found the compiler computes in."""
+        compiler = compiler or self.compiler_candidates(config)[0]
+        flags = [*self.flags(config), *compiler.flags, *(arithmetic.defines() if arithmetic else [])]
         includes = [f"-I{RUNTIME_DIR / 'include'}"]
         return Toolchain(
             compile=lambda source, obj, extra: [*compiler.command, *flags, *includes, *extra, "-c", str(source),
@@ -93,7 +82,8 @@ class HostTarget(Target):
         With embedded_payload (a C file from payload_as_c_source) the payload
         is compiled in, as per-case embedded flows do."""
         extra = sorted((RUNTIME_DIR / "host").glob("*.c"))
-        toolchain = self.toolchain(config, choice=self.compiler_choice(config))
+        choice = self.compiler_choice(config)
+        toolchain = self.toolchain(config, choice.compiler, choice.arithmetic)
         if embedded_payload:
             base = toolchain.compile
             toolchain = Toolchain(lambda s, o, x: base(s, o, [*x, "-DPTL_EMBEDDED_PAYLOAD"]), toolchain.archive,

@@ -35,8 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness import toolchain
-from harness.build_units import Toolchain, UnitReport, build_runner, library_flags
-from harness.compilers import Arithmetic, Compiler, CompilerChoice, choose
+from harness.build_units import Toolchain, UnitReport, build_runner
+from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
                             compile_command, tool_version)
@@ -126,7 +126,6 @@ class QemuTarget(Target):
         self.capabilities = Capabilities(fp16_formats=formats, max_cores=HARTS,
                                          counter_unit="instructions", payload_delivery="loader")
         self._unavailable: str | None | bool = False
-        self._choices: dict[tuple, CompilerChoice] = {}
 
     # ---- what the target needs and is ------------------------------------------------
 
@@ -138,18 +137,11 @@ class QemuTarget(Target):
     def cflags(self, fp16_format: str) -> list[str]:
         return [*COMMON_FLAGS, FP16_DEFINES[fp16_format]]
 
-    def compiler_choice(self, config: BuildConfig) -> CompilerChoice:
-        """The compiler for this library and format, found once by compile probes."""
-        key = (config.library, config.fp16_format)
-        if key not in self._choices:
-            try:
-                self._choices[key] = choose(
-                    compilers(config.fp16_format),
-                    lambda compiler: self.toolchain(config.fp16_format, compiler=compiler).compile,
-                    config.library, lambda arithmetic: [*arithmetic.defines(), *library_flags(config.library)])
-            except FileNotFoundError as exc:
-                raise BuildError(f"{exc}; run python -m harness toolchain --install") from None
-        return self._choices[key]
+    def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
+        return compilers(config.fp16_format)
+
+    def compile_argv(self, config: BuildConfig, compiler: Compiler):
+        return self.toolchain(config.fp16_format, compiler=compiler).compile
 
     def build_material(self, config: BuildConfig) -> dict:
         return {"target": self.name, "gcc": tool_version([toolchain.RISCV_GCC, "--version"]),

@@ -67,7 +67,7 @@ static const char *parse_case(const uint8_t *payload, size_t len, struct ptl_cas
     if (ptl_crc32(0, payload + 16, total - 16) != *crc)
         return "payload CRC mismatch";
 
-    struct reader r = {payload + 16, payload + total, 0};
+    struct reader r = {.at = payload + 16, .end = payload + total, .bad = 0};
     memcpy(c->op, take_bytes(&r, 32), 32);
     c->op[31] = '\0';
     c->n_params = take_u32(&r);
@@ -137,7 +137,7 @@ static const char *check_shape(const struct ptl_case *c, const struct ptl_op *op
 static struct ptl_variant variant_at(const struct ptl_case *c, uint32_t i)
 {
     const uint8_t *p = (const uint8_t *)c->variants + 8 * i;
-    struct ptl_variant v = {(int32_t)read_u32(p), (int32_t)read_u32(p + 4)};
+    struct ptl_variant v = {.kernel = (int32_t)read_u32(p), .cores = (int32_t)read_u32(p + 4)};
     return v;
 }
 
