@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from harness.build_units import first_error
 from harness.target import LibrarySource
 
 # Format names as the reports and the build configurations spell them.
@@ -145,7 +146,8 @@ def choose(candidates: Sequence[Compiler], argv_for: Callable[[Compiler], Compil
         if has_umbrella:
             ok, errors = _compiles(argv_of, f'#include "{UMBRELLA_HEADER}"\n', flags)
             if not ok:
-                rejected.append(f"{compiler.name}: {UMBRELLA_HEADER} does not compile: {_first_error(errors)}")
+                rejected.append(f"{compiler.name}: {UMBRELLA_HEADER} does not compile: "
+                                f"{first_error(errors).splitlines()[0][:200]}")
                 continue
         return CompilerChoice(compiler, compiler.version(), arithmetic,
                               _library_fp16(argv_of, flags) if has_umbrella else None, tuple(rejected))
@@ -159,9 +161,3 @@ def _library_fp16(argv_of: CompileArgv, flags: list[str]) -> str | None:
         if _compiles(argv_of, FP16_FORMAT_PROBE.format(type=type_name), flags)[0]:
             return fmt
     return None
-
-
-def _first_error(stderr: str) -> str:
-    line = next((l for l in stderr.splitlines() if "error" in l), stderr.strip().splitlines()[0] if stderr.strip()
-                else "no compiler output")
-    return line.strip()[:200]
