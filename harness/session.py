@@ -288,8 +288,15 @@ class Session:
         except TransportError as exc:
             failure = CaseFailure(failures.TRANSPORT, f"{exc}\n{_tail(raw)}")
             return {v: VariantResult(v, failure) for v in variants}
-        results = {v: self._judge(v, i, decoded, raw, bundle, layout) for i, v in enumerate(variants)}
+        stopped_in = _stopped_in(decoded, raw, len(variants))
+        ran = variants if stopped_in is None else variants[:stopped_in + 1]
+        results = {v: self._judge(v, i, decoded, raw, bundle, layout) for i, v in enumerate(ran)}
         self._record(case, results)
+        if stopped_in is not None:
+            # One variant hung or crashed the runner, and the ones after it never
+            # ran: run them again without it, so that one broken kernel does not
+            # hide the results of the others.
+            results.update(self._run_case(case, variants[stopped_in + 1:]))
         return results
 
     def _record(self, case: Case, results: dict[Variant, VariantResult]) -> None:
@@ -389,8 +396,8 @@ class Session:
                                                  f"runtime's own report, if any, is in the output)\n{where}\n"
                                                  f"{_tail(raw)}")
         if raw.timed_out:
-            return CaseFailure(failures.TIMEOUT, f"no result within {self.timeout:g} s "
-                                                 f"(the run was killed)\n{where}\n{_tail(raw)}")
+            why = raw.stop_reason or f"no result within {self.timeout:g} s (the run was killed)"
+            return CaseFailure(failures.TIMEOUT, f"{why}\n{where}\n{_tail(raw)}")
         if run.case_errors:
             return CaseFailure(failures.BAD_CASE, "; ".join(run.case_errors) + "\n" + where)
         if run.crash or (raw.returncode not in (0, None)):
@@ -428,6 +435,21 @@ def _environment_failure(what: str, exc: OSError) -> CaseFailure:
     classified, with the path; the caches keep no partial entry."""
     return CaseFailure(failures.ENVIRONMENT, f"cannot write {what}: {exc.strerror or exc}"
                                              f"{f' ({exc.filename})' if exc.filename else ''}")
+
+
+def _stopped_in(run: DecodedRun, raw: RawRun, n_variants: int) -> int | None:
+    """The index of the variant in which the runner stopped for good (a crash,
+    a deadlock, a hang the target cut short), when variants after it are left;
+    None otherwise. A run killed by the wall-clock timeout is not resumed: its
+    cause is not known to be that variant, and each try would cost the whole
+    timeout again."""
+    missing = next((i for i in range(n_variants) if i >= len(run.variants) or run.variants[i].status is None),
+                   None)
+    if missing is None or missing + 1 >= n_variants:
+        return None
+    stopped = run.crash is not None or raw.deadlock or bool(raw.stop_reason) or \
+        (not raw.timed_out and raw.returncode not in (0, None))
+    return missing if stopped else None
 
 
 def _tail(raw: RawRun, lines: int = 12) -> str:

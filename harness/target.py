@@ -84,6 +84,9 @@ class RawRun:
     # outside the program, like QEMU's plugin). None when the program itself
     # reports elapsed time in its VARIANT records.
     region_counts: list[list[int]] | None = None
+    # Why the target stopped a run that would not end (with timed_out), when it
+    # knew better than the wall clock, e.g. QEMU's instruction budget.
+    stop_reason: str = ""
 
 
 class BuildError(Exception):

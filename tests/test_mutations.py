@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import toolchain
 from tests.mutants import LIBRARY, SourceEdit, mutant_library
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -501,12 +502,13 @@ def suite_module(select: str) -> Path:
 
 
 def run_slice(library: Path, select: str, workdir: Path, cache: Path,
-              extra: list[str] = (), team_order: str = "free") -> tuple[list[dict], dict[str, str]]:
-    """Run a slice of the suite on host with the team in team_order; return
-    CSV rows and failure texts by test id."""
+              extra: list[str] = (), team_order: str = "free",
+              target: str = "host") -> tuple[list[dict], dict[str, str]]:
+    """Run a slice of the suite on a target (host: with the team in
+    team_order); return CSV rows and failure texts by test id."""
     reports = workdir / "reports"
     argv = [sys.executable, "-m", "pytest", str(suite_module(select)), "-p", "no:xdist", "-q",
-            "--target", "host", "--trainlib", str(library), "-k", select,
+            "--target", target, "--trainlib", str(library), "-k", select,
             "--reports-dir", str(reports), "--ptl-cache", str(cache), *extra]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     env["PTL_TEAM_ORDER"] = team_order
@@ -578,3 +580,28 @@ def test_a_core_that_skips_a_barrier_is_reported_as_a_deadlock_free_and_sequence
         assert "deadlock" in texts[variant], texts[variant]
         assert (f"ptl: deadlock in a team of 8 cores (PTL_TEAM_ORDER={order}): core(s) 0 2 3 4 5 6 7 wait at "
                 f"barrier 1 of the fork, core(s) 1 returned without reaching it") in texts[variant], texts[variant]
+
+
+@pytest.mark.skipif(toolchain.unavailable_reason() is not None,
+                    reason=f"QEMU toolchain: {toolchain.unavailable_reason()}")
+def test_a_kernel_that_spins_is_a_timeout_at_its_budget_and_hides_no_other_variant(tmp_path, cache_dir):
+    """mm_unroll_2x4 loops forever: no core sleeps, so QEMU never warns of a
+    deadlock. Each of its variants must be a timeout stopped by the
+    instruction budget (not the 120 s wall clock), and every other variant
+    of the same case, before and after it in the payload, still runs and
+    passes."""
+    kernel = "void mm_unroll_2x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x4, 0); }"
+    mutant = mutant_library(tmp_path / "lib", SourceEdit(
+        "sources/pulp_matmul_fp32.c", kernel,
+        "void mm_unroll_2x4(void *matMul_args) { (void)matMul_args; for (volatile int i = 0;; i++) ; }"))
+    rows, texts = run_slice(mutant, "matmul-fp32-fw-N7xM8xK9 and trans_B0 and bias0", tmp_path, cache_dir,
+                            target="qemu")
+    hung = {r["test_id"]: r for r in rows if "-mm_unroll_2x4-" in r["test_id"]}
+    others = [r for r in rows if r["test_id"] not in hung]
+    cores = {r["test_id"].rsplit("-c", 1)[1] for r in rows}
+    assert len(hung) == len(cores) > 1 and len(others) > 10 * len(cores), [r["test_id"] for r in rows]
+    for test_id, row in hung.items():
+        assert (row["outcome"], row["failure_class"]) == ("failed", "timeout"), row
+        assert "instruction budget exceeded" in texts[test_id], texts[test_id]
+    assert {r["outcome"] for r in others} == {"passed"}, [(r["test_id"], r["message"][:200]) for r in others
+                                                          if r["outcome"] != "passed"][:5]

@@ -170,6 +170,32 @@ def test_busy_hang_is_killed_at_the_timeout(target, tmp_path_factory, tmp_path):
     assert b"hang test starts" in raw.output
 
 
+def test_a_hang_inside_a_measured_region_stops_at_its_instruction_budget(target, tmp_path_factory, tmp_path,
+                                                                       monkeypatch):
+    """A spinning hart never sleeps, so no deadlock warning comes; the plugin's
+    budget stops the run after that many instructions, long before the wall
+    clock, and at the same instruction on every run."""
+    monkeypatch.setenv("PTL_QEMU_INSN_BUDGET", "2e6")
+    artefact = build(target, tmp_path_factory, "test_hang", flags=["-DPTL_TEST_SPIN_IN_REGION"])
+    runs = [QemuTarget().execute(artefact, None, 60, tmp_path / str(k)) for k in range(2)]
+    for raw in runs:
+        assert raw.timed_out and raw.returncode is None and not raw.deadlock
+        assert raw.seconds < 30
+        assert "instruction budget exceeded in region 0: more than 2000000 instructions" in raw.stop_reason
+        assert b"hang test starts" in raw.output
+    counts = [(tmp_path / str(k) / "counts.txt").read_text() for k in range(2)]
+    assert counts[0] == counts[1] and counts[0].startswith("unclosed 0 ")
+    spent = sum(int(x) for x in counts[0].splitlines()[0].split()[2:])
+    assert 2_000_000 < spent <= 2_000_000 + 16     # cut within the straight-line segment that crossed it
+
+
+@pytest.mark.parametrize("text", ["abc", "0", "-5", "1.5", "nan", "inf"])
+def test_a_bad_instruction_budget_is_one_line_naming_the_variable(monkeypatch, text):
+    monkeypatch.setenv("PTL_QEMU_INSN_BUDGET", text)
+    with pytest.raises(ValueError, match="PTL_QEMU_INSN_BUDGET=.*expected a positive whole number"):
+        QemuTarget()
+
+
 def test_fork_beyond_the_harts_present_is_an_error_not_a_hang(target, tmp_path_factory, tmp_path):
     artefact = build(target, tmp_path_factory, "test_team")
     argv = target.qemu_argv(artefact, None, tmp_path / "counts.txt")

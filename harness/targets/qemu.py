@@ -19,11 +19,17 @@ the UART) unless console="uart" or PTL_QEMU_CONSOLE=uart asks for the UART,
 the path a serial console on a pty or socket takes.
 
 A deadlock (every hart asleep in wfi, nothing left to wake them) is seen
-from QEMU's own warning and killed at once instead of after the timeout.
+from QEMU's own warning and killed at once instead of after the timeout. A
+hang in which a hart spins (a livelock, a loop that never ends) never
+sleeps: the plugin ends it when one measured region passes its instruction
+budget (INSN_BUDGET, or PTL_QEMU_INSN_BUDGET), at the same instruction on
+every run and whatever the machine's load, instead of after the wall-clock
+--run-timeout, which stays as the last resort.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
@@ -77,6 +83,15 @@ def compilers(fp16_format: str) -> list[Compiler]:
     clang19 = Compiler(toolchain.CLANG19, (toolchain.CLANG19, *clang_arch(zfh)), toolchain.CLANG19_FLAGS)
     return [clang, clang19] if zfh else [gcc, clang19]
 DEADLOCK_WARNING = b"icount sleep disabled and no active timers"
+# What the plugin writes on QEMU's log when a region passes its budget
+# (PTL_BUDGET_MESSAGE in runtime/qemu/plugin/ptl_insn_count.c).
+BUDGET_MESSAGE = b"ptl_insn_count: instruction budget exceeded"
+# Instructions, over all harts, that one measured region (one variant) may
+# take. lib_c's largest variant takes 3.0e7 (conv2d fp16 IG, 16x16x16 ->
+# 32, 3x3, direct, 8 harts; reports/baseline/qemu.txt): 1e9 leaves a
+# library 33 times as slow room to finish, and stops a hang after a few
+# seconds of QEMU instead of the 120 s --run-timeout.
+INSN_BUDGET = 1_000_000_000
 TERM_GRACE_S = 2.0
 
 
@@ -111,6 +126,21 @@ def cpu_option(fp16_format: str) -> str:
     return "rv32,d=false" + (",Zfh=true" if fp16_format == "fp16" else "")
 
 
+def insn_budget_from_env() -> int:
+    """INSN_BUDGET, or PTL_QEMU_INSN_BUDGET (a whole number; 1e9 is accepted)."""
+    text = os.environ.get("PTL_QEMU_INSN_BUDGET", "").strip()
+    if not text:
+        return INSN_BUDGET
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
+        raise ValueError(f"PTL_QEMU_INSN_BUDGET={text!r}: expected a positive whole number of instructions "
+                         f"per measured region (default {INSN_BUDGET:.0e})")
+    return int(value)
+
+
 def _qemu_path(path: Path) -> str:
     return str(path).replace(",", ",,")  # QEMU option syntax doubles commas
 
@@ -126,6 +156,7 @@ class QemuTarget(Target):
         self.capabilities = Capabilities(fp16_formats=formats, max_cores=HARTS,
                                          counter_unit="instructions", payload_delivery="loader")
         self._unavailable: str | None | bool = False
+        self.insn_budget = insn_budget_from_env()
 
     # ---- what the target needs and is ------------------------------------------------
 
@@ -240,7 +271,8 @@ class QemuTarget(Target):
                 # Console on stdout without touching stdin or the terminal.
                 "-chardev", "file,id=con0,path=/dev/stdout", "-serial", "chardev:con0",
                 "-kernel", _qemu_path(artefact / ELF_NAME),
-                "-plugin", f"{_qemu_path(artefact / PLUGIN_NAME)},out={_qemu_path(counts_path)}"]
+                "-plugin", f"{_qemu_path(artefact / PLUGIN_NAME)},out={_qemu_path(counts_path)},"
+                           f"budget={self.insn_budget}"]
         if payload_path is not None:
             argv += ["-device", f"loader,file={_qemu_path(payload_path)},"
                                 f"addr={layout()['PTL_QEMU_PAYLOAD_ADDR']:#x},force-raw=on"]
@@ -278,6 +310,7 @@ def _run_qemu(argv: list[str], timeout: float, cwd: Path) -> RawRun:
                                stderr=subprocess.PIPE, cwd=cwd, start_new_session=True)
     chunks: dict[str, list[bytes]] = {"out": [], "err": []}
     deadlock = threading.Event()
+    budget_line: list[str] = []
 
     def pump(stream, key: str) -> None:
         seen = b""
@@ -287,6 +320,8 @@ def _run_qemu(argv: list[str], timeout: float, cwd: Path) -> RawRun:
                 seen = (seen + chunk)[-4096:]
                 if DEADLOCK_WARNING in seen:
                     deadlock.set()
+                if BUDGET_MESSAGE in seen:
+                    budget_line.append(seen[seen.index(BUDGET_MESSAGE):].split(b"\n")[0].decode(errors="replace"))
         stream.close()
 
     readers = [threading.Thread(target=pump, args=(process.stdout, "out"), daemon=True),
@@ -309,11 +344,17 @@ def _run_qemu(argv: list[str], timeout: float, cwd: Path) -> RawRun:
     for reader in readers:
         reader.join(timeout=5)
     stderr = b"".join(chunks["err"])
+    stop_reason = ""
+    if not ended_by and budget_line:
+        ended_by = "budget"
+        stop_reason = (f"no end in sight: {budget_line[0].removeprefix('ptl_insn_count: ')} (a hang or a "
+                       f"livelock; QEMU stopped after {time.monotonic() - start:.2f} s; "
+                       f"PTL_QEMU_INSN_BUDGET sets the budget)")
     if ended_by == "deadlock":
         stderr += (f"\nptl: deadlock after {time.monotonic() - start:.2f} s: every hart is asleep and "
                    f"nothing can wake one (a barrier or join that never completes); run killed\n").encode()
     return RawRun(b"".join(chunks["out"]), stderr, None if ended_by else process.returncode,
-                  ended_by is not None, ended_by == "deadlock", time.monotonic() - start)
+                  ended_by is not None, ended_by == "deadlock", time.monotonic() - start, stop_reason=stop_reason)
 
 
 def _stop(process: subprocess.Popen) -> None:

@@ -22,8 +22,14 @@
  * run one at a time in a fixed order. Without -icount the per-region split
  * between vCPUs is racy (totals stay right).
  *
- * Arguments: out=PATH (default: QEMU's log, i.e. stderr). Output, written at
- * exit, one line per region, then the whole run:
+ * Arguments: out=PATH (default: QEMU's log, i.e. stderr); budget=N (default
+ * none): the most instructions, summed over vCPUs, that one region may take.
+ * A region past its budget is a hang or a livelock (a spinning core never
+ * sleeps, so QEMU's deadlock warning never comes): the plugin writes its
+ * output at once, says so on stderr (PTL_BUDGET_MESSAGE below) and ends
+ * QEMU, so a hang costs the budget's instructions, not a wall-clock timeout.
+ * Under -icount the cut falls at the same instruction every time.
+ * Output, written at exit, one line per region, then the whole run:
  *     region <k> <count vcpu0> ... <count vcpuN-1>
  *     unclosed <k> <counts...>     (only if the run ended inside a region)
  *     total <counts...>
@@ -39,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../ptl_qemu.h"
 
@@ -101,6 +108,12 @@ enum segment_kind { SEGMENT_PLAIN = 0, SEGMENT_BEGIN = 1, SEGMENT_END = 2 };
 
 #define INSN_HINT(id) (((uint32_t)(id) << 20) | 0x13u)
 
+/* The line on QEMU's log when a region passes its budget; the harness looks
+ * for this text (harness/targets/qemu.py, BUDGET_MESSAGE). */
+#define PTL_BUDGET_MESSAGE "ptl_insn_count: instruction budget exceeded"
+/* Exit status of QEMU ended by the budget. */
+#define PTL_BUDGET_EXIT 3
+
 static unsigned n_vcpus;
 static uint64_t *totals;  /* [n_vcpus], the whole run */
 static uint64_t *current; /* [n_vcpus], the open region */
@@ -108,6 +121,10 @@ static bool region_open;
 static uint64_t *closed;  /* [n_closed * n_vcpus] */
 static size_t n_closed, closed_capacity;
 static const char *out_path;
+static uint64_t budget;        /* 0: none */
+static uint64_t region_total;  /* the open region's instructions, all vCPUs */
+
+static void on_exit_write(qemu_plugin_id_t id, void *userdata);
 
 static void close_region(void)
 {
@@ -135,14 +152,26 @@ static void on_segment(unsigned int vcpu, void *udata)
             if (region_open) /* BEGIN without END: keep what was counted */
                 close_region();
             memset(current, 0, n_vcpus * sizeof *current);
+            region_total = 0;
             region_open = true;
         } else if ((data & 3) == SEGMENT_END && region_open) {
             close_region();
         }
     }
     totals[vcpu] += n;
-    if (region_open)
+    if (region_open) {
         current[vcpu] += n;
+        region_total += n;
+        if (budget && region_total > budget) {
+            on_exit_write(0, NULL);
+            /* stderr, not qemu_plugin_outs: QEMU's log shows plugin output only with -d plugin. */
+            fprintf(stderr, PTL_BUDGET_MESSAGE " in region %zu: more than %" PRIu64 " instructions\n",
+                    n_closed, budget);
+            fflush(stderr);
+            /* _exit, not exit: QEMU's own exit handlers are not safe from a vCPU thread. */
+            _exit(PTL_BUDGET_EXIT);
+        }
+    }
 }
 
 static int marker_kind(struct qemu_plugin_insn *insn)
@@ -223,9 +252,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     for (int i = 0; i < argc; i++) {
         if (strncmp(argv[i], "out=", 4) == 0) {
             out_path = argv[i] + 4;
+        } else if (strncmp(argv[i], "budget=", 7) == 0) {
+            char *end;
+            budget = strtoull(argv[i] + 7, &end, 10);
+            if (*end || argv[i][7] == '\0') {
+                fprintf(stderr, "ptl_insn_count: budget= takes a whole number, not '%s'\n",
+                        argv[i] + 7);
+                return -1;
+            }
         } else {
-            fprintf(stderr, "ptl_insn_count: unknown argument '%s' (expected out=PATH)\n",
-                    argv[i]);
+            fprintf(stderr, "ptl_insn_count: unknown argument '%s' (expected out=PATH or "
+                    "budget=N)\n", argv[i]);
             return -1;
         }
     }
