@@ -13,8 +13,10 @@ y0 is within 3.5% of 1/sqrt(x), so 0.5 x y0^2 <= 0.55 and the magnitude is
 (1.5 + 0.55) 1.035 |y| < 2.2 |y|.
 
 The FP16 twins compute the sums, matmuls and means in the format itself:
-the same references, with the format's unit roundoff. mean_std_fp16 and
-q_rsqrt_fp16 compute in binary32 and round each result once. Their binary32
+the same references, with the format's unit roundoff. mean_std_fp16 may
+compute in the format or in binary32 (the API page is silent; its bound
+is the larger of the two), q_rsqrt_fp16 computes in binary32 and rounds
+each result once. A binary32
 error is the FP32 bound at binary32's unit roundoff, propagated; the
 rounding to the format adds, for a stored statistic, u (|value| + that
 bound) plus half the smallest subnormal, and for q_rsqrt reduction 1 on
@@ -88,10 +90,17 @@ def _stored(value: np.ndarray, bound: np.ndarray, fmt: NumberFormat) -> np.ndarr
 
 
 def mean_std(x: np.ndarray, eps: float, fmt: NumberFormat) -> dict[str, Reference]:
-    """eps as the device holds it (rounded to fmt)."""
-    mu, v, sigma, e_mu, e_v, e_s = norm.statistics_bounds(x.reshape(1, -1), BINARY32, eps)
-    return {name: Reference(value, np.zeros_like(value), 0, propagated=_stored(value, bound, fmt))
-            for name, value, bound in (("mean", mu, e_mu), ("var", v, e_v), ("std", sigma, e_s))}
+    """eps as the device holds it (rounded to fmt). The FP16 twin may compute
+    in binary32 and round each result, or compute in the format itself (the
+    API page documents only the FP32 call): the bound is the larger of the
+    two."""
+    mu, v, sigma, *in32 = norm.statistics_bounds(x.reshape(1, -1), BINARY32, eps)
+    bounds = [_stored(value, bound, fmt) for value, bound in zip((mu, v, sigma), in32)]
+    if fmt.bits != 32:
+        in_format = norm.statistics_bounds(x.reshape(1, -1), fmt, eps)[3:]
+        bounds = [np.maximum(a, b) for a, b in zip(bounds, in_format)]
+    return {name: Reference(value, np.zeros_like(value), 0, propagated=bound)
+            for name, value, bound in zip(("mean", "var", "std"), (mu, v, sigma), bounds)}
 
 
 def q_rsqrt(x: np.ndarray, relative: float, fmt: NumberFormat) -> dict[str, Reference]:

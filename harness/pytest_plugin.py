@@ -293,7 +293,9 @@ class PtlPlugin:
             if isinstance(longrepr, tuple) and len(longrepr) == 3:
                 longrepr = str(longrepr[2]).removeprefix("Skipped: ")
             message = str(longrepr) if longrepr else ""
-            if hasattr(report, "wasxfail") and not message:
+            if hasattr(report, "wasxfail"):
+                # An expected failure's longrepr is pytest's traceback of the
+                # xfail call; the expectation and the failure itself are here.
                 message = report.wasxfail
             self.rows.append(ReportRow(props.get("test_id", report.nodeid), outcome, report.duration,
                                        props, message))

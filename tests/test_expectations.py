@@ -1,5 +1,6 @@
 """--expect: known bugs and unsupported paths as data (harness/expectations.py
 and the pytest plugin's use of it)."""
+import csv
 import json
 import re
 import shutil
@@ -233,6 +234,12 @@ reason = "stale"
                                       f"'pulp_conv2d_fp16.c')",
                                       f"{tmp_path / 'expect.toml'}, entry 4 (tests no-such-test-*)"]
     assert summary["outcomes"] == {"failed": cores, "xfailed": cores, "passed": cores}
+    with open(reports / "results.csv", newline="") as handle:
+        xfailed = [row for row in csv.DictReader(handle) if row["outcome"] == "xfailed"]
+    assert len(xfailed) == cores
+    for row in xfailed:   # the expectation and the failure itself, not pytest's traceback of the xfail call
+        assert row["message"].startswith("[unsupported] no fp16 pooling in this library"), row["message"][:300]
+        assert f"runner unit pool/fp16 did not build" in row["message"] and "Variant(" not in row["message"]
     assert f"new failures {cores}, known bugs 0, unsupported {cores}, fixed {cores}" in out
     assert "entry 4 (tests no-such-test-*) matched no test in this run" in out
     assert result.returncode == 1  # the new failures fail the run
