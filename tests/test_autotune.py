@@ -373,6 +373,12 @@ def test_a_run_that_tunes_a_subset_updates_its_entries_and_keeps_the_others(tmp_
     assert status == 0 and "fc fw, fc wg, fc ig" in err and "the layer changed" in err, err
     assert list(changed["layers"]) == ["pw"]
 
+    # An earlier best.json that cannot be read: said, and replaced whole.
+    (tmp_path / "reports" / "best.json").write_text("{damaged")
+    status, _, _ = tune(tmp_path, net, "--tiles", "2", "--layer", "pw")
+    err = capsys.readouterr().err
+    assert status == 0 and "best.json is unreadable" in err and "none of its entries is kept" in err, err
+
 
 POOL_NET = SMALL_NET + """
 [[layer]]

@@ -158,7 +158,7 @@ def merge(new: Entries, meta: dict, out: Path, network: Network | None, notes: l
     if earlier is None:
         return new
     old = {(name, step): record for name, table in earlier["layers"].items() if isinstance(table, dict)
-           for step, record in table.items() if step in STEP_NAMES}
+           for step, record in table.items() if step in STEP_NAMES and isinstance(record, dict)}
     untouched = [key for key in old if key[0] not in new.layers or key[1] not in new.layers[key[0]]]
     replaced = [key for key in old if key not in untouched and "macros" in old[key]
                 and "macros" not in new.layers[key[0]][key[1]]]
@@ -181,8 +181,8 @@ def merge(new: Entries, meta: dict, out: Path, network: Network | None, notes: l
     stale, kept = [], []
     for name, step in untouched:
         table, record = earlier["layers"][name], old[name, step]
-        valid = (isinstance(record, dict) and ("macros" in record or "error" in record)
-                 and isinstance(record.get("tuned_with"), dict))
+        valid = ((_sound_macros(record.get("macros")) or isinstance(record.get("error"), str))
+                 and isinstance(record.get("tuned_with"), dict) and "description" in table)
         same_layer = current is None or (name in current and all(table.get(k) == current[name][k]
                                                                   for k in ("type", "sizes", "flags"))
                                          and step in _layer_steps(network, name))
@@ -212,6 +212,13 @@ def merge(new: Entries, meta: dict, out: Path, network: Network | None, notes: l
     return merged
 
 
+def _sound_macros(macros) -> bool:
+    """An earlier entry's macros can go into the header as they are."""
+    return (isinstance(macros, dict) and bool(macros)
+            and all(isinstance(k, str) and k.isascii() and k.replace("_", "").isalnum() and k.upper() == k
+                    and isinstance(v, int) and not isinstance(v, bool) for k, v in macros.items()))
+
+
 def _layer_steps(network: Network, name: str) -> tuple[str, ...]:
     return next(layer.steps for layer in network.layers if layer.name == name)
 
@@ -233,13 +240,15 @@ def c_header(entries: Entries, meta: dict) -> str:
         tuned_with = record.get("tuned_with", {})
         earlier = (f" (an earlier run: strategy {tuned_with.get('strategy')}, cores {tuned_with.get('cores')})"
                    if (name, step) in entries.kept else "")
-        what = (f"{record['tiling']}, {record['kernel']}, {record['cores']} cores, {record['latency']} "
-                f"{record['unit']}" if "macros" in record else f"NOT TUNED: {record['error'].splitlines()[0]}")
-        lines.append(f"/* {_comment(entries.layers[name]['description'])}, {step}: {_comment(what)}{earlier} */")
+        what = (f"{record.get('tiling')}, {record.get('kernel')}, {record.get('cores')} cores, "
+                f"{record.get('latency')} {record.get('unit')}" if "macros" in record
+                else f"NOT TUNED: {(record.get('error') or '?').splitlines()[0]}")
+        description = entries.layers[name].get("description", name)
+        lines.append(f"/* {_comment(description)}, {step}: {_comment(what)}{earlier} */")
         if "macros" not in record:
             continue
         for macro, value in record["macros"].items():
-            kernel = f"  /* {_comment(record['kernel'])} */" if macro == "OPT_MATMUL_TYPE" else ""
+            kernel = f"  /* {_comment(record.get('kernel'))} */" if macro == "OPT_MATMUL_TYPE" else ""
             lines.append(f"#define {prefixes[name]}_{macro}_{step.upper()} {int(value)}{kernel}")
         lines.append("")
     lines += [f"#endif /* {guard} */", ""]
