@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.autotune.layers import Network, NetworkError, load_network
+from harness.autotune.layers import STEPS, Network, NetworkError, load_network
 from harness.autotune.names import macro_prefixes
 from harness.autotune.outputs import best_record, write_all
 from harness.autotune.strategies import STRATEGIES, make_strategy
@@ -196,8 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.run_timeout > 0:
         p.error(f"--run-timeout {args.run_timeout}: must be a positive number of seconds")
     steps = tuple(s for s in args.steps.split(",") if s)
-    if any(s not in ("fw", "wg", "ig", "bw") for s in steps):
-        p.error(f"--steps {args.steps}: steps are fw, wg, ig (and bw for pooling)")
+    if any(s not in STEPS for s in steps):
+        p.error(f"--steps {args.steps}: steps are {', '.join(STEPS)} (bw for pooling)")
     try:
         whole = load_network(args.network)
         network = _select(whole, args.layer, p.error)

@@ -90,6 +90,9 @@ KINDS = {kind.name: kind for kind in (
               {"fw": ("C",), "bw": ("C",)}, (("direct", pool.MAXPOOL, {}),)),
 )}
 
+# Every step a layer kind has, in the order the outputs list them.
+STEPS = tuple(dict.fromkeys(step for kind in KINDS.values() for step in kind.steps))
+
 
 @dataclass(frozen=True)
 class Layer:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from golden.bundle import write_atomically
 from harness.autotune.heatmap import write_heatmap
-from harness.autotune.layers import Network
+from harness.autotune.layers import STEPS, Network
 from harness.autotune.names import file_stem, include_guard, macro_prefixes
 from harness.autotune.tuner import StepResult
 from harness.reports import ReportRow, write_junit
@@ -107,10 +107,7 @@ class Entries:
     kept: list[tuple[str, str]] = field(default_factory=list)   # entries from an earlier run
 
     def steps(self) -> list[tuple[str, str]]:
-        return [(name, step) for name, table in self.layers.items() for step in table if step in STEP_NAMES]
-
-
-STEP_NAMES = ("fw", "wg", "ig", "bw")
+        return [(name, step) for name, table in self.layers.items() for step in table if step in STEPS]
 
 
 def this_run(results: list[StepResult], meta: dict) -> Entries:
@@ -158,7 +155,7 @@ def merge(new: Entries, meta: dict, out: Path, network: Network | None, notes: l
     if earlier is None:
         return new
     old = {(name, step): record for name, table in earlier["layers"].items() if isinstance(table, dict)
-           for step, record in table.items() if step in STEP_NAMES and isinstance(record, dict)}
+           for step, record in table.items() if step in STEPS and isinstance(record, dict)}
     untouched = [key for key in old if key[0] not in new.layers or key[1] not in new.layers[key[0]]]
     replaced = [key for key in old if key not in untouched and "macros" in old[key]
                 and "macros" not in new.layers[key[0]][key[1]]]
@@ -200,7 +197,7 @@ def merge(new: Entries, meta: dict, out: Path, network: Network | None, notes: l
             source, rows = new.layers[name], new.rows[name, step]
         else:
             source, rows = earlier["layers"][name], earlier_rows.get((name, step), [])
-        table = merged.layers.setdefault(name, {k: v for k, v in source.items() if k not in STEP_NAMES})
+        table = merged.layers.setdefault(name, {k: v for k, v in source.items() if k not in STEPS})
         table[step] = source[step]
         merged.rows[name, step] = rows
     if kept:
