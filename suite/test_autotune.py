@@ -16,23 +16,33 @@ from pathlib import Path
 
 import pytest
 
-from harness.autotune.cli import open_tuning, tuning_meta
+from harness.autotune.cli import check_work, open_tuning, parse_cores, tuning_meta
 from harness.autotune.layers import Network, NetworkError, load_network
 from harness.autotune.outputs import best_record, why_not, write_all
 from harness.autotune.strategies import make_strategy
+from harness.autotune.tiler import LayerTooLarge
 from harness.autotune.tuner import tune
 
 
 def _network(config) -> Network:
-    try:
-        return load_network(Path(config.getoption("tune")))
-    except NetworkError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    return load_network(Path(config.getoption("tune")))
+
+
+def _cores(config) -> tuple[int, ...]:
+    target = config.pluginmanager.get_plugin("ptl-plugin").target
+    return parse_cores(config.getoption("tune_cores"), target.capabilities.max_cores, "--tune-cores")
 
 
 def pytest_generate_tests(metafunc):
     if "layer_step" in metafunc.fixturenames:
-        network = _network(metafunc.config)
+        # Everything the tuning needs is checked here, once: a bad value is one
+        # collection error with its message, not an error in every test.
+        try:
+            network = _network(metafunc.config)
+            check_work(network, [], (), metafunc.config.getoption("tune_dtype"))
+            _cores(metafunc.config)
+        except (NetworkError, ValueError, LayerTooLarge) as exc:
+            raise pytest.Collector.CollectError(str(exc)) from None
         pairs = [(layer, step) for layer in network.layers for step in layer.steps]
         metafunc.parametrize("layer_step", pairs, ids=[f"{network.name}.{l.name}.{s}" for l, s in pairs])
 
@@ -42,13 +52,7 @@ class Tuning:
         plugin = config.pluginmanager.get_plugin("ptl-plugin")
         self.config, self.network, self.target = config, _network(config), plugin.target
         caps = self.target.capabilities
-        text = config.getoption("tune_cores")
-        try:
-            self.cores = tuple(sorted({int(c) for c in text.split(",")})) if text else (caps.max_cores,)
-        except ValueError:
-            raise pytest.UsageError(f"--tune-cores {text}: expected comma-separated integers") from None
-        if self.cores[0] < 1 or self.cores[-1] > caps.max_cores:
-            raise pytest.UsageError(f"--tune-cores {text}: each must be between 1 and {caps.max_cores}")
+        self.cores = _cores(config)     # checked at collection
         self.l1 = config.getoption("l1_bytes") or caps.l1_bytes or 64 * 1024
         cache = config.getoption("ptl_cache") or Path(config.rootpath) / ".cache" / "ptl"
         self.library = Path(config.getoption("trainlib"))
@@ -69,7 +73,12 @@ class Tuning:
                            self.config.getoption("tune_strategy"), self.tiles, self.library,
                            self.session.scope_for(self.dtype).library, self.session.runs, self.evaluator.reused,
                            time.monotonic() - self.started)
-        write_all(self.results, meta, Path(self.config.getoption("reports_dir")) / "autotune")
+        _, notes = write_all(self.results, meta, Path(self.config.getoption("reports_dir")) / "autotune",
+                             self.network)
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        for note in notes:
+            if reporter:
+                reporter.write_line(f"autotune: {note}")
 
 
 @pytest.fixture(scope="session")
@@ -88,7 +97,7 @@ def test_autotune(layer_step, tuning, record_property):
     result = tuning.step(layer, step)
     record = best_record(result)
     for key, value in record.items():
-        if key not in ("pieces", "error"):
+        if key not in ("pieces", "error", "macros"):
             record_property(key, value)
     if result.best is None:
         pytest.fail(why_not(result), pytrace=False)

@@ -3,6 +3,7 @@ strategies, the outputs, and that only correct configurations compete."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import subprocess
 import sys
@@ -62,7 +63,8 @@ def tune(tmp_path: Path, net: Path, *extra: str, reports: str = "reports") -> tu
     ("[[layer]]\nname = 'a'\ntype = 'linear'\ninp = 4\nout = -1\n", "field out must be an integer >= 1"),
     ("[[layer]]\nname = 'a'\ntype = 'linear'\ninp = 4\nout = 2\nCo = 3\n", "unknown field(s) ['Co']"),
     ("[[layer]]\nname = 'a'\ntype = 'linear'\ninp = 4\nout = 2\nsteps = ['bw']\n", "`steps` must be"),
-    ("[[layer]]\nname = 'a b'\ntype = 'linear'\ninp = 4\nout = 2\n", "must be an identifier"),
+    ("[[layer]]\nname = ' '\ntype = 'linear'\ninp = 4\nout = 2\n", "must be a non-empty line of text"),
+    ("[[layer]]\nname = \"a\\tb\"\ntype = 'linear'\ninp = 4\nout = 2\n", "must be a non-empty line of text"),
     ("[[layer]]\nname = 'a'\ntype = 'conv_dw'\nC = 2\nH = 2\nW = 2\nHk = 5\nWk = 1\n", "larger than the padded"),
     ("name = 'x'\n", "no layers"),
     ("[[layer]\nname = 'a'\n", "not valid TOML"),
@@ -322,3 +324,227 @@ def test_the_pytest_mode_gives_one_test_per_layer_and_step_with_the_best_as_prop
     untuned = subprocess.run(argv[:4] + ["-q", "-p", "no:xdist"], capture_output=True, text=True, cwd=ROOT)
     assert untuned.returncode == 4 and "give it a network, --tune NET.toml" in untuned.stderr, untuned.stderr
     assert "Traceback" not in untuned.stderr + untuned.stdout
+
+
+# ---- what the outputs say after a partial run, odd names, and huge layers (issue 22) ----------
+
+def header_defines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line.startswith("#define")]
+
+
+def test_a_run_that_tunes_a_subset_updates_its_entries_and_keeps_the_others(tmp_path, capsys):
+    """The README's second command after its first: the header keeps every
+    layer step the second run did not tune, and says which came from where."""
+    net = write(tmp_path, SMALL_NET)
+    header = tmp_path / "reports" / "small.h"
+    status, full, full_rows = tune(tmp_path, net, "--tiles", "2")
+    assert status == 0
+    before = header_defines(header)
+    assert any(d.startswith("#define FC_") for d in before) and any(d.startswith("#define PW_") for d in before)
+    capsys.readouterr()
+
+    status, merged, rows = tune(tmp_path, net, "--tiles", "2", "--layer", "pw", "--steps", "fw", "--cores", "1,8",
+                               "--strategy", "greedy")
+    err = capsys.readouterr().err
+    assert status == 0
+    assert "kept 3 earlier layer steps not tuned in this run (fc fw, fc wg, fc ig)" in err, err
+    after = header_defines(header)
+    assert [d for d in after if d.startswith("#define FC_")] == [d for d in before if d.startswith("#define FC_")]
+    assert len(after) == len(before)
+    assert merged["layers"]["fc"] == full["layers"]["fc"]
+    assert merged["layers"]["pw"]["fw"]["tuned_with"] == {"strategy": "greedy", "tiles": 2, "cores": "1,8"}
+    assert "(an earlier run: strategy exhaustive, cores 8)" in header.read_text()
+    assert [r for r in rows if r["layer"] == "fc"] == [r for r in full_rows if r["layer"] == "fc"]
+    assert {r["cores"] for r in rows if r["layer"] == "pw"} == {"1", "8"}
+
+    # Other settings: the earlier entries are not valid for this run, and that is said.
+    status, other, _ = tune(tmp_path, net, "--tiles", "2", "--layer", "pw", "--steps", "fw", "--l1-bytes", "32768")
+    err = capsys.readouterr().err
+    assert status == 0
+    assert "the earlier results of fc fw, fc wg, fc ig" in err and "l1_bytes 65536 (this run: 32768)" in err, err
+    assert list(other["layers"]) == ["pw"] and not any("FC_" in d for d in header_defines(header))
+
+    # A layer whose sizes changed since: its earlier entries are dropped, and that is said.
+    assert tune(tmp_path, net, "--tiles", "2")[0] == 0
+    capsys.readouterr()
+    write(tmp_path, SMALL_NET.replace("out = 24", "out = 20"))
+    status, changed, _ = tune(tmp_path, net, "--tiles", "2", "--layer", "pw")
+    err = capsys.readouterr().err
+    assert status == 0 and "fc fw, fc wg, fc ig" in err and "the layer changed" in err, err
+    assert list(changed["layers"]) == ["pw"]
+
+    # An earlier best.json that cannot be read: said, and replaced whole.
+    (tmp_path / "reports" / "best.json").write_text("{damaged")
+    status, _, _ = tune(tmp_path, net, "--tiles", "2", "--layer", "pw")
+    err = capsys.readouterr().err
+    assert status == 0 and "best.json is unreadable" in err and "none of its entries is kept" in err, err
+
+
+POOL_NET = SMALL_NET + """
+[[layer]]
+name = "pool"
+type = "avgpool"
+C = 4
+H = 4
+W = 4
+Hk = 2
+Wk = 2
+Hs = 2
+Ws = 2
+"""
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--layer", "pool", "--steps", "ig"], "--steps ig: pool (avgpool) has steps fw, bw: nothing to tune there"),
+    (["--layer", "pool", "--layer", "fc", "--steps", "ig"], "--steps ig: pool (avgpool) has steps fw, bw"),
+    (["--layer", "fc", "--steps", "bw"], "--steps bw: fc (linear) has steps fw, wg, ig"),
+])
+def test_a_step_the_layers_do_not_have_is_one_error_and_writes_nothing(tmp_path, args, message):
+    net = write(tmp_path, POOL_NET)
+    result = subprocess.run([sys.executable, "-m", "harness", "autotune", str(net), "--target", "host",
+                             "--ptl-cache", str(tmp_path / "cache"), "--reports-dir", str(tmp_path / "reports"), *args],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert "Traceback" not in result.stderr and [line for line in lines if "error" in line] == lines[-1:]
+    assert not (tmp_path / "reports").exists()
+
+
+def test_writing_the_outputs_of_no_layer_step_is_an_error(tmp_path):
+    from harness.autotune.outputs import write_all
+    with pytest.raises(ValueError, match="no layer step"):
+        write_all([], {"network": "x"}, tmp_path / "reports")
+    assert not (tmp_path / "reports").exists()
+
+
+LINEAR = "type = 'linear'\ninp = 4\nout = 2\nsteps = ['fw']\n"
+
+
+@pytest.mark.parametrize("first, second", [("if", "IF"), ("conv-1", "conv_1"), ("a b", "A.B")])
+def test_layer_names_that_become_the_same_c_identifier_are_an_error_naming_both(tmp_path, first, second):
+    net = write(tmp_path, f"[[layer]]\nname = '{first}'\n{LINEAR}[[layer]]\nname = '{second}'\n{LINEAR}")
+    result = subprocess.run([sys.executable, "-m", "harness", "autotune", str(net), "--target", "host",
+                             "--reports-dir", str(tmp_path / "reports")], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2, result.stderr
+    assert f"layers '{first}' and '{second}' both become the C macro prefix" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "reports").exists()
+
+
+def test_names_that_are_not_c_identifiers_or_file_names_give_a_header_that_compiles_inside_the_reports(tmp_path):
+    """Spaces, `-`, a leading digit, a C keyword, and a network name that
+    tries to leave the reports dir."""
+    names = {"1st layer": "LAYER_1ST_LAYER", "while": "WHILE", "conv-1": "CONV_1", "_x": "LAYER__X"}
+    text = "name = '../../up/my net-1'\n" + "".join(f"[[layer]]\nname = '{n}'\n{LINEAR}" for n in names)
+    net = write(tmp_path, text)
+    status, best, _ = tune(tmp_path, net, "--tiles", "1", "--cores", "1")
+    assert status == 0 and set(best["layers"]) == set(names)
+    header = tmp_path / "reports" / "______up_my_net-1.h"
+    assert header.exists()
+    assert [p for p in tmp_path.rglob("*.h") if p != header] == []
+    assert {p.name for p in (tmp_path / "reports").glob("heatmap_*")} == {
+        "heatmap_1st_layer_fw.svg", "heatmap_while_fw.svg", "heatmap_conv-1_fw.svg", "heatmap__x_fw.svg"}
+    source = tmp_path / "use.c"
+    source.write_text(f'#include "{header}"\n#include "{header}"\n'
+                      + "".join(f"int {prefix.lower()}_cores = {prefix}_NUM_CORES_FW;\n"
+                                for prefix in names.values()))
+    compiled = subprocess.run(["gcc", "-std=c99", "-Wall", "-Werror", "-pedantic", "-fsyntax-only", str(source)],
+                              capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    assert "#ifndef PTL_AUTOTUNE_______UP_MY_NET_1_H" in header.read_text()
+
+
+# ---- the tiler: what it enumerates, how long it may take ----------------------------------------
+
+def walked_tile_sizes(length: int, multiple_of: int = 1) -> list[int]:
+    """The definition: ceil(length / k) for every k (what the tiler used to walk)."""
+    sizes = sorted({-(-length // k) for k in range(1, length + 1)}, reverse=True)
+    return [t for t in sizes if multiple_of == 1 or t % multiple_of == 0 or t == length]
+
+
+def test_tile_sizes_are_those_of_the_definition_without_walking_every_size():
+    from harness.autotune.tiler import tile_sizes
+    for length in range(1, 1200):
+        for multiple_of in (1, 8):
+            assert tile_sizes(length, multiple_of) == walked_tile_sizes(length, multiple_of), (length, multiple_of)
+    sizes = tile_sizes(10**9)
+    assert sizes[0] == 10**9 and sizes[-1] == 1 and len(sizes) <= 2 * 31623
+
+
+def walked_pieces(tiling) -> list[tuple[dict, int]]:
+    """A tiling's pieces found by visiting every tile, as the tiler used to."""
+    from collections import Counter
+    from itertools import product
+
+    from harness.autotune.tiler import _piece_shape, full_length
+    axes = [axis for axis, _ in tiling.tile]
+    segments = [[(start, min(size, full_length(tiling.layer, tiling.step, axis) - start))
+                 for start in range(0, full_length(tiling.layer, tiling.step, axis), size)]
+                for axis, size in tiling.tile]
+    shapes = Counter(tuple(_piece_shape(tiling.layer, dict(zip(axes, cut))).items()) for cut in product(*segments))
+    return [(dict(shape), count) for shape, count in shapes.items()]
+
+
+PADDED = {   # output-row tiles that keep padding, read only padding, or straddle both borders
+    "tall_pads": "name='d'\ntype='conv_dw'\nC=8\nH=5\nW=3\nHk=5\nWk=1\nU=4\nD=4",
+    "strided": "name='c'\ntype='conv2d'\nCi=2\nH=23\nW=3\nCo=5\nHk=3\nWk=3\nsh=3\nU=1\nD=2\nL=1\nR=1",
+    "kernel_eq_input": "name='c'\ntype='conv2d'\nCi=1\nH=4\nW=4\nCo=3\nHk=4\nWk=4",
+}
+
+
+def test_a_tiling_counts_the_pieces_that_visiting_every_tile_finds():
+    examples = [layer(text) for text in (*LAYERS.values(), *PADDED.values())]
+    examples += [lay for path in sorted((ROOT / "networks").glob("*.toml")) for lay in load_network(path).layers]
+    checked = 0
+    for lay in examples:
+        for step in lay.steps:
+            try:
+                found = tilings(lay, step, "fp32", 1 << 30, 8)
+            except NoFit:
+                continue
+            for t in found:
+                assert [(p.case.shape, p.count) for p in t.pieces] == walked_pieces(t), (lay.describe(), t.label)
+                checked += 1
+    assert checked > 1000
+
+
+def test_a_layer_no_target_can_hold_is_refused_at_once(tmp_path):
+    from harness.autotune.tiler import LayerTooLarge
+    huge = layer("name='f'\ntype='linear'\ninp=1000000000\nout=4")
+    with pytest.raises(LayerTooLarge, match=r"more than any target holds \(134,217,728 bytes, QEMU's RAM\)"):
+        tilings(huge, "fw", "fp32", 64 * 1024, 8)
+    net = write(tmp_path, "[[layer]]\nname = 'f'\ntype = 'linear'\ninp = 1000000000\nout = 4\n")
+    result = subprocess.run([sys.executable, "-m", "harness", "autotune", str(net), "--target", "host",
+                             "--reports-dir", str(tmp_path / "reports")], capture_output=True, text=True, cwd=ROOT,
+                            timeout=60)
+    assert result.returncode == 2 and "f (linear inp=1000000000 out=4 bias=0) fw fp32: its tensors need" \
+        in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "reports").exists()
+
+
+def test_a_long_enumeration_reports_its_progress_to_the_end():
+    big = layer("name='f'\ntype='linear'\ninp=2048\nout=1024")
+    calls = []
+    found = tilings(big, "wg", "fp32", 64 * 1024, 8, 8, progress=lambda done, total: calls.append((done, total)))
+    assert found and len(calls) >= 2
+    assert [done for done, _ in calls] == sorted({done for done, _ in calls}) and calls[-1][0] == calls[-1][1]
+    stream = io.StringIO()
+    cli.Progress(stream).enumerating(cli.StepResult(big, "wg"), 2000, 5859)
+    assert "f wg: listing tilings, 2000/5859 candidates" in stream.getvalue()
+
+
+# ---- the pytest mode: options checked once --------------------------------------------------------
+
+@pytest.mark.parametrize("text, extra, message", [
+    (SMALL_NET, ["--tune-cores", "0"], "--tune-cores 0: each must be between 1 and 8"),
+    (SMALL_NET, ["--tune-cores", "x"], "--tune-cores x: expected comma-separated integers"),
+    (f"[[layer]]\nname = 'if'\n{LINEAR}[[layer]]\nname = 'IF'\n{LINEAR}", [], "both become the C macro prefix IF_"),
+])
+def test_a_bad_tuning_in_the_pytest_mode_is_one_error_not_one_per_test(tmp_path, text, extra, message):
+    net = write(tmp_path, text)
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_autotune.py"), "--tune",
+                             str(net), "-n", "0", "--target", "host", "--ptl-cache", str(tmp_path / "cache"),
+                             "--reports-dir", str(tmp_path / "reports"), "-q", *extra],
+                            capture_output=True, text=True, cwd=ROOT)
+    out = result.stdout + result.stderr
+    assert result.returncode == 2 and out.count(message) == 1, out
+    assert "1 error" in out and "Traceback" not in out and "test_autotune[" not in out, out

@@ -5,7 +5,8 @@
   tiler.py       the tilings of a layer's step that fit the L1, largest first
   strategies/    which tilings to measure: exhaustive, greedy (one module each)
   tuner.py       measuring tilings through the results database and a Session
-  outputs.py     CSV, JUnit, JSON, the C header and the heatmaps
+  outputs.py     CSV, JUnit, JSON, the C header and the heatmaps; a partial run merged
+  names.py       names as C identifiers and file names
   heatmap.py     a kernel x tiling heatmap as SVG
   cli.py         python -m harness autotune / ./ptl tune
 """

@@ -16,9 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-from harness.autotune.layers import Network, NetworkError, load_network
+from harness.autotune.layers import STEPS, Network, NetworkError, load_network
+from harness.autotune.names import macro_prefixes
 from harness.autotune.outputs import best_record, write_all
 from harness.autotune.strategies import STRATEGIES, make_strategy
+from harness.autotune.tiler import LayerTooLarge, check_holdable
 from harness.autotune.tuner import Evaluator, StepResult, tune
 from harness.failures import CaseFailure
 from harness.results_db import ResultsDB, ResultsDBError
@@ -52,15 +54,17 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _cores(text: str | None, max_cores: int, error) -> tuple[int, ...]:
+def parse_cores(text: str | None, max_cores: int, option: str = "--cores") -> tuple[int, ...]:
+    """The core counts of --cores (and the pytest mode's --tune-cores): the
+    target's maximum when not given. ValueError says what is wrong in one line."""
     if text is None:
         return (max_cores,)
     try:
         cores = tuple(sorted({int(c) for c in text.split(",")}))
     except ValueError:
-        error(f"--cores {text}: expected comma-separated integers, e.g. 8 or 1,2,4,8")
+        raise ValueError(f"{option} {text}: expected comma-separated integers, e.g. 8 or 1,2,4,8") from None
     if not cores or cores[0] < 1 or cores[-1] > max_cores:
-        error(f"--cores {text}: each must be between 1 and {max_cores} (the target's cores)")
+        raise ValueError(f"{option} {text}: each must be between 1 and {max_cores} (the target's cores)")
     return cores
 
 
@@ -72,6 +76,25 @@ def _select(network: Network, layers: list[str], error) -> Network:
     if unknown:
         error(f"--layer {', '.join(unknown)}: not in {network.source}; its layers are {', '.join(sorted(known))}")
     return Network(network.name, tuple(layer for layer in network.layers if layer.name in layers), network.source)
+
+
+def check_work(network: Network, layers: list[str], steps: tuple[str, ...], dtype: str) -> None:
+    """What a tuning would do is possible, before anything runs: some layer
+    step to tune (and each layer named with --layer has one of the steps), C
+    identifiers that do not collide, and layers a target can hold. ValueError
+    (or NetworkError) says what is wrong in one line."""
+    macro_prefixes([layer.name for layer in network.layers], f"{network.source or network.name}: ")
+    chosen = [layer for layer in network.layers if not layers or layer.name in layers]
+    work = [(layer, step) for layer in chosen for step in layer.steps if not steps or step in steps]
+    idle = [layer for layer in chosen if layers and not any(step in steps for step in layer.steps)] if steps else []
+    if idle or not work:
+        lacking = idle or chosen
+        raise ValueError(f"--steps {','.join(steps)}: "
+                         + "; ".join(f"{layer.name} ({layer.kind.name}) has steps {', '.join(layer.steps)}"
+                                     for layer in lacking[:4]) + ("; ..." if len(lacking) > 4 else "")
+                         + ": nothing to tune there; choose steps the layers have")
+    for layer, step in work:
+        check_holdable(layer, step, dtype)
 
 
 class Progress:
@@ -90,11 +113,20 @@ class Progress:
         eta = f"ETA {_clock(elapsed / fraction - elapsed)}" if fraction > 0 else "ETA ?"
         line = (f"[{done}/{total} steps] {result.layer.name} {result.step}: {evaluated}/{len(result.tilings)} "
                 f"tilings, {result.runs} target runs; {_clock(elapsed)} elapsed, {eta}")
+        self._show(line, done == total, finished)
+
+    def enumerating(self, result: StepResult, candidates: int, of: int) -> None:
+        """While the tiler lists a large step's tilings."""
+        elapsed = time.monotonic() - self.started
+        self._show(f"{result.layer.name} {result.step}: listing tilings, {candidates}/{of} candidates; "
+                   f"{_clock(elapsed)} elapsed", False, not self.tty)
+
+    def _show(self, line: str, last: bool, log_it: bool) -> None:
         if self.tty:
             self.stream.write("\r" + line.ljust(100)[:160])
-            if done == total:
+            if last:
                 self.stream.write("\n")
-        elif finished:
+        elif log_it:
             self.stream.write(line + "\n")
         self.stream.flush()
 
@@ -164,14 +196,19 @@ def main(argv: list[str] | None = None) -> int:
     if not args.run_timeout > 0:
         p.error(f"--run-timeout {args.run_timeout}: must be a positive number of seconds")
     steps = tuple(s for s in args.steps.split(",") if s)
-    if any(s not in ("fw", "wg", "ig", "bw") for s in steps):
-        p.error(f"--steps {args.steps}: steps are fw, wg, ig (and bw for pooling)")
+    if any(s not in STEPS for s in steps):
+        p.error(f"--steps {args.steps}: steps are {', '.join(STEPS)} (bw for pooling)")
     try:
-        network = _select(load_network(args.network), args.layer, p.error)
-    except NetworkError as exc:
+        whole = load_network(args.network)
+        network = _select(whole, args.layer, p.error)
+        check_work(whole, args.layer, steps, args.dtype)
+    except (NetworkError, ValueError, LayerTooLarge) as exc:
         p.error(str(exc))
     target = choose_target(args.target)
-    cores = _cores(args.cores, target.capabilities.max_cores, p.error)
+    try:
+        cores = parse_cores(args.cores, target.capabilities.max_cores)
+    except ValueError as exc:
+        p.error(str(exc))
     l1 = args.l1_bytes or target.capabilities.l1_bytes or 64 * 1024
     if not args.replay and target.unavailable_reason():
         print(f"autotune: target {target.name} is not available: {target.unavailable_reason()}", file=sys.stderr)
@@ -194,8 +231,9 @@ def main(argv: list[str] | None = None) -> int:
                                                                           else ""))
     started = time.monotonic()
     try:
+        progress = Progress()
         results = tune(network, evaluator, make_strategy(args.strategy), args.dtype, l1, args.tiles, steps,
-                       Progress())
+                       progress, progress.enumerating)
     except KeyboardInterrupt:
         print(f"\nautotune: interrupted after {session.runs} target runs; every finished run is kept in "
               f"{db.path}: run the same command again to resume", file=sys.stderr)
@@ -213,10 +251,12 @@ def main(argv: list[str] | None = None) -> int:
                        scope.library, session.runs, evaluator.reused, seconds)
     print_table(results, unit)
     try:
-        written = write_all(results, meta, args.reports_dir)
+        written, notes = write_all(results, meta, args.reports_dir, whole)
     except OSError as exc:
         print(f"autotune: cannot write the reports in {args.reports_dir}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    for note in notes:
+        print(f"autotune: {note}", file=sys.stderr)
     print(f"autotune: {session.runs} target runs, {evaluator.reused} measurements reused from {db.path}, "
           f"{seconds:.1f} s; reports: {', '.join(str(w) for w in written[:4])} and {len(written) - 4} heatmaps")
     report_wrong(results)

@@ -90,6 +90,9 @@ KINDS = {kind.name: kind for kind in (
               {"fw": ("C",), "bw": ("C",)}, (("direct", pool.MAXPOOL, {}),)),
 )}
 
+# Every step a layer kind has, in the order the outputs list them.
+STEPS = tuple(dict.fromkeys(step for kind in KINDS.values() for step in kind.steps))
+
 
 @dataclass(frozen=True)
 class Layer:
@@ -144,8 +147,9 @@ def parse_layer(raw: dict, where: str) -> Layer:
     if not isinstance(raw, dict):
         raise NetworkError(f"{where}: expected a table of sizes, got {raw!r}")
     name = raw.get("name")
-    if not isinstance(name, str) or not name.isidentifier():
-        raise NetworkError(f"{where}: `name` must be an identifier (it names C macros), got {name!r}")
+    if not isinstance(name, str) or not name.strip() or not name.isprintable():
+        raise NetworkError(f"{where}: `name` must be a non-empty line of text (the header's macros are named "
+                           f"after it, harness/autotune/names.py), got {name!r}")
     where = f"{where} ({name})"
     kind = KINDS.get(raw.get("type"))
     if kind is None:

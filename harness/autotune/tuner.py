@@ -123,11 +123,13 @@ def _combine(tiling: Tiling, kernel: int, name: str, cores: int, measured) -> Ou
 
 
 def tune(network: Network, evaluator: Evaluator, strategy, dtype: str, l1_bytes: int, limit: int,
-         steps: tuple[str, ...] | None = None, progress: Callable[[StepResult, int, int], None] | None = None
-         ) -> list[StepResult]:
+         steps: tuple[str, ...] | None = None, progress: Callable[[StepResult, int, int], None] | None = None,
+         enumerating: Callable[[StepResult, int, int], None] | None = None) -> list[StepResult]:
     """Every layer and step of the network, in order. progress(result, done,
     total) is called after each evaluated tiling (done: the steps finished
-    before this one) and when the step ends (done includes it)."""
+    before this one) and when the step ends (done includes it);
+    enumerating(result, candidates done, candidates) while the tiler lists a
+    step's tilings, when they are many."""
     work = [(layer, step) for layer in network.layers for step in layer.steps if not steps or step in steps]
     max_cores = max(evaluator.cores)
     results = []
@@ -135,7 +137,8 @@ def tune(network: Network, evaluator: Evaluator, strategy, dtype: str, l1_bytes:
         result = StepResult(layer, step)
         started, runs = time.monotonic(), evaluator.session.runs
         try:
-            result.tilings = tilings(layer, step, dtype, l1_bytes, max_cores, limit)
+            result.tilings = tilings(layer, step, dtype, l1_bytes, max_cores, limit,
+                                     (lambda n, of: enumerating(result, n, of)) if enumerating else None)
         except NoFit as exc:
             result.error = str(exc)
         else:
