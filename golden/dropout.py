@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.bundle import Reference
+from golden.formats import NumberFormat
 
 N, M = 16, 10
 UPPER, LOWER, MATRIX_A = 0x80000000, 0x7FFFFFFF, 0x9908B0DF
@@ -66,9 +67,13 @@ def random_float(n: int, seed: int) -> dict[str, Reference]:
     return {"r": Reference(r, r, 0)}
 
 
-def dropout(inputs: dict[str, np.ndarray], p_milli: int, use_mask: int, seed: int) -> dict[str, Reference]:
+def dropout(inputs: dict[str, np.ndarray], p_milli: int, use_mask: int, seed: int,
+            fmt: NumberFormat) -> dict[str, Reference]:
+    """p as the library holds it: the args' probability is an fp16 in the
+    FP16 twin (the published pulp_dropout_fp16.h), so p_milli / 1000 rounded
+    to the format decides what is kept and scales it."""
     x = inputs["x"]
-    p = probability(p_milli)
+    p = np.float32(fmt.round(probability(p_milli)))
     if p_milli == 0:
         return {"y": Reference(x.copy(), np.abs(x), 0)}
     if use_mask:

@@ -8,7 +8,7 @@
 
 static void drop_core(DROP_ARGS *a)
 {
-    const float p = a->probability;
+    const float p = DROP_TO_F(a->probability);
     if (p == 0.0f)
         return;
     long first, last;

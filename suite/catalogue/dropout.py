@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden import dropout
+from golden.formats import format_named
 from harness.cases import OpEntry
 
 SIZES = tuple(dict(n=n) for n in (1, 3, 8, 9, 17, 97, 1000))
@@ -39,7 +40,7 @@ DROPOUT = OpEntry(
     params=lambda c: {"n": c.shape["n"], **c.options},
     input_values=_mask_values,
     reference=lambda c, inputs: dropout.dropout(inputs, c.options["p_milli"], c.options["use_mask"],
-                                                c.options["seed"]),
+                                                c.options["seed"], format_named(c.dtype)),
     cores=(1, 3, 8),
     kernels=lambda dtype, step: (0,),
     kernel_names=lambda dtype: ("direct",),

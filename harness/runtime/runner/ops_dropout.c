@@ -3,7 +3,7 @@
  *
  * dropout: a per-core body the caller forks, so the runner forks it on the
  * variant's team. Params: n, p_milli (probability = (float)p_milli / 1000.0f
- * in binary32, 0..999), use_mask (0: the seeded generator; 1: x *= mask),
+ * in binary32, rounded to fp16 for the FP16 twin, whose field is an fp16; 0..999), use_mask (0: the seeded generator; 1: x *= mask),
  * seed. Tensors: x, mask [n] in; y [n] out (x after the in-place call).
  * random_float (FP32): r[i] = pulp_generate_float_seed(seed + i), i < n,
  * called on one core (the API's random numbers are single core).
@@ -41,7 +41,7 @@ static int run_dropout(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     struct dropout_args_fp32 args = {.probability = (float)p_milli / 1000.0f, .input = y, .use_mask = use_mask,
                                      .mask = mask, .size = n, .seed = seed};
 #else
-    struct dropout_args_fp16 args = {.probability = (float)p_milli / 1000.0f, .input = y, .use_mask = use_mask,
+    struct dropout_args_fp16 args = {.probability = PTL_FROM_F32((float)p_milli / 1000.0f), .input = y, .use_mask = use_mask,
                                      .mask = mask, .size = n, .seed = seed};
 #endif
     ptl_measure_begin(vi);
