@@ -5,8 +5,23 @@ approximation's bound, inherited by every element (Reference.propagated).
 Range reduction: the angle minus 2 pi k and the fold by pi are two or three
 binary32 operations on values up to |angle|, and pi itself is rounded: at
 most 4 u32 |angle| of angle error, which moves cos and sin by as much
-(1-Lipschitz). FP16/bf16 round the binary32 result once more: reduction 1
-relative to |cos|, |sin|.
+(1-Lipschitz).
+
+FP16/bf16: the API page gives the FP16 twin its rotation count and gain
+but neither an error bound nor binary32 arithmetic, so the bound is that of
+every step rounded to the format (unit roundoff u), added to the catalogue's
+residual-angle bound:
+- range reduction in the format, pi rounded: u (4 |angle| + 4 pi) of angle;
+- z: 14 rounded arctangent constants (their sum is 1.75, so 1.75 u) and 14
+  subtractions of values within pi/2 (22 u): 24 u of angle;
+- x, y: 14 rotations, two roundings each of components within the vector's
+  norm (at most 1 / K = 1.6468 before the gain), each error grown by the
+  later rotations by at most 1.6468 and scaled by K = 0.6073 at the end:
+  14 sqrt(2) u 1.6468 = 32.6 u, and the gain's product and constant 2 u:
+  35 u.
+cos and sin move by at most the angle's error (1-Lipschitz): in all
+u (4 |angle| + 4 pi + 60), absolute; with u = 2^-8 (bf16) a weak check, as
+weak as an FP16 CORDIC computed in its own format is.
 """
 from __future__ import annotations
 
@@ -20,8 +35,11 @@ U32 = 2.0 ** -24
 
 def cordic(inputs: dict[str, np.ndarray], fmt: NumberFormat, bound: float) -> dict[str, Reference]:
     angle = inputs["angle"]
-    inherited = bound + 4 * U32 * np.abs(angle)
-    n = 0 if fmt.bits == 32 else 1
+    if fmt.bits == 32:
+        inherited = bound + 4 * U32 * np.abs(angle)
+    else:
+        inherited = bound + fmt.unit_roundoff * (4 * np.abs(angle) + 4 * np.pi + 60)
+    n = 0
     out = {}
     for name, value in (("cos", np.cos(angle)), ("sin", np.sin(angle))):
         out[name] = Reference(value, np.abs(value), n, propagated=inherited)

@@ -13,10 +13,10 @@ from harness.cases import OpEntry
 # utilities"); the residual angle after 12 rotations is below atan(2^-11) =
 # 4.88e-4, measured here on 20001 angles of [-10, 10]: 4.8806e-4.
 # FP16/bf16, 14 rotations: the API states no bound. The residual angle is
-# below atan(2^-13) = 1.2207e-4; the 14 binary32 rotations add at most 56
+# below atan(2^-13) = 1.2207e-4; 14 binary32 rotations would add at most 56
 # roundings of 2^-24 relative to the vector (norm 1): 3.4e-6, so 1.26e-4.
-# That holds for a library that rotates in binary32 (lib_c does); one that
-# rotates in fp16 arithmetic is less accurate than this.
+# The API does not promise binary32, so golden/cordic.py adds the roundings
+# of an evaluation in the format itself.
 BOUNDS = {"cordic_fp32_abs": 5e-4, "cordic_fp16_abs": math.atan(2.0 ** -13) + 3.4e-6}
 
 CORDIC = OpEntry(
