@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from golden.bundle import write_atomically
-from harness import failure_summary, failures, perf_gate, sharding
+from harness import failure_summary, failures, option_values, perf_gate, sharding
 from harness.board import pytest_board
 from harness.failures import CaseFailure
 from harness.cases import FEATURES, OpEntry, Variant
@@ -32,6 +32,7 @@ from harness.session import Session
 from harness.buildcache import digest_files
 from harness.target import DEFAULT_LIBRARY, DEFAULT_RUN_TIMEOUT, LibrarySource
 from harness.targets import choose_target, make_target, target_names
+from harness.targets.qemu import CONSOLES as QEMU_CONSOLES
 
 TUNER_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_autotune.py"
 STAT_KEYS = ("builds_compiled", "builds_reused", "golden_generated", "golden_reused", "runner_invocations")
@@ -49,9 +50,9 @@ def pytest_addoption(parser):
     group.addoption("--reports-dir", default="reports", help="where JUnit, CSV and summary go")
     group.addoption("--ptl-cache", default=os.environ.get("PTL_CACHE_DIR"),
                     help="cache of builds and golden bundles (default: .cache/ptl under the rootdir)")
-    group.addoption("--l1-bytes", type=int, default=None,
+    group.addoption("--l1-bytes", default=None,
                     help="L1 (TCDM) size a case must fit in; default: the target's (64 KiB)")
-    group.addoption("--run-timeout", type=float, default=None,
+    group.addoption("--run-timeout", default=None,
                     help="seconds one runner invocation may take before it is killed "
                          "(default: PTL_RUN_TIMEOUT, else the target's: 120, gvsoc 900)")
     group.addoption("--shard", default=os.environ.get("PTL_SHARD"), metavar="I/N",
@@ -60,9 +61,10 @@ def pytest_addoption(parser):
     group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="FILE",
                     help="the case seconds that balance the shards: a record like the committed default "
                          "reports/baseline/<target>.seconds, or a previous run's results.csv")
-    group.addoption("--perf-gate", action="store_true", default=bool(os.environ.get("PTL_PERF_GATE")),
-                    help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py)")
-    group.addoption("--perf-threshold", type=float, default=0.0,
+    group.addoption("--perf-gate", action="store_true", default=None,
+                    help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py); "
+                         "default: PTL_PERF_GATE (1/0, true/false, yes/no, on/off)")
+    group.addoption("--perf-threshold", default=None,
                     help="relative growth the gate allows (default 0: counts are exact on qemu)")
     group.addoption("--perf-baseline", default=None, metavar="FILE",
                     help="default reports/baseline/<target>.csv")
@@ -74,7 +76,7 @@ def pytest_addoption(parser):
     tune.addoption("--tune", default=None, metavar="NET.toml",
                    help="tune a network's layers: one test per layer and step (run in one process: -n 0)")
     tune.addoption("--tune-strategy", default="exhaustive", help="exhaustive or greedy")
-    tune.addoption("--tune-tiles", type=int, default=8, help="candidate tilings per method")
+    tune.addoption("--tune-tiles", default=None, help="candidate tilings per method (default 8)")
     tune.addoption("--tune-cores", default=None, help="comma-separated core counts (default: the target's maximum)")
     tune.addoption("--tune-dtype", default="fp32", choices=("fp32", "fp16", "bf16"))
     pytest_board.add_options(parser)
@@ -479,8 +481,12 @@ def validate_options(config) -> None:
     usage error (exit status 4) that names the option, the value and what is
     allowed."""
     def bad(option: str, value, allowed: str):
-        raise pytest.UsageError(f"{option} {value}: {allowed}")
+        raise pytest.UsageError(f"{option_values.label(option, value)}: {allowed}")
 
+    pytest_board.check_numbers(config)   # before a board target reads them
+    console = os.environ.get("PTL_QEMU_CONSOLE") or "semihost"
+    if console not in QEMU_CONSOLES:   # before any target is made: the qemu target reads it
+        bad("PTL_QEMU_CONSOLE", console, f"must be one of {', '.join(QEMU_CONSOLES)}")
     target = config.getoption("target")
     if target != "auto" and target not in target_names():
         bad("--target", target, f"unknown target; choose one of {', '.join(target_names())}, or auto")
@@ -491,15 +497,7 @@ def validate_options(config) -> None:
     sanitize = config.getoption("sanitize")
     if sanitize and target != "host":
         bad("--sanitize", sanitize, f"sanitizers exist on the host target only (--target host), not on {target}")
-    l1 = config.getoption("l1_bytes")
-    if l1 is not None and l1 <= 0:
-        bad("--l1-bytes", l1, "must be a positive number of bytes (the cluster L1 size)")
-    if config.getoption("run_timeout") is None:
-        default = make_target(target).default_run_timeout if target != "auto" else DEFAULT_RUN_TIMEOUT
-        config.option.run_timeout = float(os.environ.get("PTL_RUN_TIMEOUT", default))
-    timeout = config.getoption("run_timeout")
-    if not timeout > 0:
-        bad("--run-timeout", timeout, "must be a positive number of seconds")
+    _check_numbers(config, target)
     here = config.invocation_params.dir
     asks_for_tuner = any((here / arg.split("::")[0]).resolve() == TUNER_MODULE for arg in config.args)
     if asks_for_tuner and not config.getoption("tune"):
@@ -511,8 +509,11 @@ def validate_options(config) -> None:
         from harness.autotune.strategies import STRATEGIES
         if config.getoption("tune_strategy") not in STRATEGIES:
             bad("--tune-strategy", config.getoption("tune_strategy"), f"choose one of {', '.join(STRATEGIES)}")
-        if config.getoption("tune_tiles") < 1:
-            bad("--tune-tiles", config.getoption("tune_tiles"), "must be at least 1")
+        try:
+            option_values.core_counts("--tune-cores", config.getoption("tune_cores"),
+                                      choose_target(target).capabilities.max_cores)
+        except option_values.OptionValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
     for option in ("reports_dir", "ptl_cache"):
         value = config.getoption(option)
         if value is None:
@@ -520,6 +521,31 @@ def validate_options(config) -> None:
         blocker = next((p for p in (Path(value), *Path(value).parents) if p.exists() and not p.is_dir()), None)
         if blocker is not None:
             bad(f"--{option.replace('_', '-')}", value, f"{blocker} is a file, so this cannot be a directory")
+
+
+def _check_numbers(config, target: str) -> None:
+    """The number and on/off options, and the environment variables behind
+    their defaults (harness/option_values.py), replaced by their values."""
+    option = config.option
+    try:
+        if option.l1_bytes is not None:
+            option.l1_bytes = option_values.number("--l1-bytes", option.l1_bytes, "a positive number of bytes "
+                                                   "(the cluster L1 size)", integer=True, minimum=1)
+        seconds = "a positive number of seconds"
+        if option.run_timeout is None:
+            default = make_target(target).default_run_timeout if target != "auto" else DEFAULT_RUN_TIMEOUT
+            option.run_timeout = option_values.env_number("PTL_RUN_TIMEOUT", float(default), seconds, above=0)
+        else:
+            option.run_timeout = option_values.number("--run-timeout", option.run_timeout, seconds, above=0)
+        if option.perf_gate is None:
+            option.perf_gate = option_values.env_switch("PTL_PERF_GATE")
+        option.perf_threshold = option_values.number(
+            "--perf-threshold", 0.0 if option.perf_threshold is None else option.perf_threshold,
+            "a finite fraction of 0 or more (0.05 allows 5% growth)", minimum=0)
+        option.tune_tiles = option_values.number("--tune-tiles", 8 if option.tune_tiles is None else option.tune_tiles,
+                                                 "a whole number of at least 1", integer=True, minimum=1)
+    except option_values.OptionValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_configure(config):

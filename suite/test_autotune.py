@@ -21,6 +21,7 @@ from harness.autotune.layers import Network, NetworkError, load_network
 from harness.autotune.outputs import best_record, why_not, write_all
 from harness.autotune.strategies import make_strategy
 from harness.autotune.tuner import tune
+from harness.option_values import core_counts
 
 
 def _network(config) -> Network:
@@ -42,13 +43,8 @@ class Tuning:
         plugin = config.pluginmanager.get_plugin("ptl-plugin")
         self.config, self.network, self.target = config, _network(config), plugin.target
         caps = self.target.capabilities
-        text = config.getoption("tune_cores")
-        try:
-            self.cores = tuple(sorted({int(c) for c in text.split(",")})) if text else (caps.max_cores,)
-        except ValueError:
-            raise pytest.UsageError(f"--tune-cores {text}: expected comma-separated integers") from None
-        if self.cores[0] < 1 or self.cores[-1] > caps.max_cores:
-            raise pytest.UsageError(f"--tune-cores {text}: each must be between 1 and {caps.max_cores}")
+        # checked before collection (harness/pytest_plugin.py, validate_options)
+        self.cores = core_counts("--tune-cores", config.getoption("tune_cores"), caps.max_cores)
         self.l1 = config.getoption("l1_bytes") or caps.l1_bytes or 64 * 1024
         cache = config.getoption("ptl_cache") or Path(config.rootpath) / ".cache" / "ptl"
         self.library = Path(config.getoption("trainlib"))

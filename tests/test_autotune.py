@@ -78,7 +78,9 @@ def test_a_malformed_network_names_the_file_the_layer_and_the_field(tmp_path, te
 
 @pytest.mark.parametrize("args, message", [
     (["--l1-bytes", "0"], "--l1-bytes 0: must be a positive number"),
-    (["--cores", "9"], "--cores 9: each must be between 1 and 8"),
+    (["--cores", "9"], "--cores 9: must be comma-separated core counts, each between 1 and 8"),
+    (["--cores", "1,x"], "--cores 1,x: must be comma-separated core counts"),
+    (["--run-timeout", "nan"], "--run-timeout nan: must be a positive number of seconds"),
     (["--layer", "nosuch"], "--layer nosuch: not in"),
     (["--steps", "xx"], "--steps xx"),
     (["--tiles", "0"], "--tiles 0"),

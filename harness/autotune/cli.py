@@ -21,6 +21,7 @@ from harness.autotune.outputs import best_record, write_all
 from harness.autotune.strategies import STRATEGIES, make_strategy
 from harness.autotune.tuner import Evaluator, StepResult, tune
 from harness.failures import CaseFailure
+from harness.option_values import OptionValueError, core_counts
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
@@ -53,15 +54,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _cores(text: str | None, max_cores: int, error) -> tuple[int, ...]:
-    if text is None:
-        return (max_cores,)
     try:
-        cores = tuple(sorted({int(c) for c in text.split(",")}))
-    except ValueError:
-        error(f"--cores {text}: expected comma-separated integers, e.g. 8 or 1,2,4,8")
-    if not cores or cores[0] < 1 or cores[-1] > max_cores:
-        error(f"--cores {text}: each must be between 1 and {max_cores} (the target's cores)")
-    return cores
+        return core_counts("--cores", text, max_cores)
+    except OptionValueError as exc:
+        error(str(exc))
 
 
 def _select(network: Network, layers: list[str], error) -> Network:

@@ -115,13 +115,16 @@ def _qemu_path(path: Path) -> str:
     return str(path).replace(",", ",,")  # QEMU option syntax doubles commas
 
 
+CONSOLES = ("semihost", "uart")
+
+
 class QemuTarget(Target):
     name = "qemu"
 
     def __init__(self, console: str | None = None):
-        self.console = console or os.environ.get("PTL_QEMU_CONSOLE", "semihost")
-        if self.console not in ("semihost", "uart"):
-            raise ValueError(f"QEMU console must be 'semihost' or 'uart', not {self.console!r}")
+        self.console = console or os.environ.get("PTL_QEMU_CONSOLE") or "semihost"
+        if self.console not in CONSOLES:
+            raise ValueError(f"QEMU console must be one of {', '.join(CONSOLES)}, not {self.console!r}")
         formats = ("bf16", "fp16") if toolchain.clang_has_zfh() or toolchain.clang19_has_zfh() else ("bf16",)
         self.capabilities = Capabilities(fp16_formats=formats, max_cores=HARTS,
                                          counter_unit="instructions", payload_delivery="loader")
