@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import signal
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -26,7 +28,7 @@ from harness.board import pytest_board
 from harness.failures import CaseFailure
 from harness.cases import FEATURES, OpEntry, Variant
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
-from harness.reports import ReportRow, write_csv, write_junit, write_summary
+from harness.reports import ReportRow, completeness, write_csv, write_junit, write_summary
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.buildcache import digest_files
@@ -106,6 +108,10 @@ class PtlPlugin:
         self.started = time.monotonic()
         self.shard_record: dict | None = None       # the whole selection's identity, when sharded
         self.shard_ids: list[str] | None = None     # the test ids of this shard's share
+        self.selected_count = 0                      # tests selected to run, in this process or any worker
+        self.finished: set[str] = set()              # node ids of the tests that ran to a verdict
+        self.stats_sources = 0                       # processes whose cache counters arrived
+        self.interrupted = False
         try:
             self.shard = sharding.parse_shard(config.getoption("shard")) if config.getoption("shard") else None
         except sharding.ShardError as exc:
@@ -146,6 +152,13 @@ class PtlPlugin:
             known = variant.known_failure()
             if known:
                 item.add_marker(pytest.mark.xfail(reason=known.reason, strict=True))
+
+    def pytest_collection_finish(self, session):
+        self.selected_count = max(self.selected_count, len(session.items))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids):
+        self.selected_count = max(self.selected_count, len(ids))   # every worker collects the same selection
 
     def _load_baseline(self) -> dict:
         path = self.baseline_path = Path(self.config.getoption("perf_baseline")
@@ -281,6 +294,8 @@ class PtlPlugin:
     def pytest_runtest_logreport(self, report):
         if hasattr(self.config, "workerinput"):
             return  # the controller receives every report and writes the files
+        if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+            self.finished.add(report.nodeid)
         props = dict(report.user_properties)
         if "family" not in props:
             return
@@ -300,7 +315,8 @@ class PtlPlugin:
             self.rows.append(ReportRow(props.get("test_id", report.nodeid), outcome, report.duration,
                                        props, message))
 
-    def pytest_sessionfinish(self, session):
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         if self._session is not None:
             self._merge_stats(self._local_stats())
         if hasattr(self.config, "workerinput"):
@@ -310,17 +326,19 @@ class PtlPlugin:
             self.config.workeroutput["ptl_shard"] = self.shard_record
             self.config.workeroutput["ptl_shard_ids"] = self.shard_ids
             return
-        if not self.rows and not self.shard_record:   # a shard with an empty share still reports
+        if not self.rows and not self.shard_record and not self.interrupted:   # a shard with an empty share still reports
             return
         out = Path(self.config.getoption("reports_dir"))
         self.rows.sort(key=lambda r: r.test_id)
         outcomes = defaultdict(int)
         for row in self.rows:
             outcomes[row.outcome] += 1
+        whole = self.completeness()
         try:  # each file is replaced whole or not at all (reports.py)
-            write_junit(self.rows, out / "junit.xml")
+            write_junit(self.rows, out / "junit.xml", properties=whole)
             write_csv(self.rows, out / "results.csv")
-            write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
+            write_summary({"target": self.target.name, "outcomes": dict(outcomes), **whole,
+                           "cache": self.stats if self.stats_sources else None,
                            "expectations": self._expectation_summary(),
                            "builds": self.build_lines(), "shard": self.shard_record,
                            "perf": self._perf_summary(),
@@ -333,6 +351,10 @@ class PtlPlugin:
         except OSError as exc:
             self.report_error = f"ptl: cannot write the reports in {out}: {exc.strerror or exc}"
             session.exitstatus = session.exitstatus or pytest.ExitCode.TESTS_FAILED
+
+    def completeness(self) -> dict:
+        """Selected, run and not-run test counts, and whether the run was interrupted."""
+        return completeness(self.selected_count, len(self.finished), self.interrupted)
 
     def _perf_summary(self) -> dict | None:
         """Verdicts of the performance gate: counts, and the variants that
@@ -382,14 +404,15 @@ class PtlPlugin:
         return [lines[fmt] for fmt in sorted(lines)]
 
     def pytest_terminal_summary(self, terminalreporter):
-        if hasattr(self.config, "workerinput") or not self.rows:
+        if hasattr(self.config, "workerinput") or not (self.rows or self.interrupted):
             return
         failure_summary.write(terminalreporter, self.rows, self.config)
         s = self.stats
-        terminalreporter.write_line(
-            f"ptl cache: builds compiled {s['builds_compiled']}, reused {s['builds_reused']}; "
-            f"golden generated {s['golden_generated']}, reused {s['golden_reused']}; "
-            f"runner invocations {s['runner_invocations']}")
+        if self.stats_sources:   # an interrupted run's workers may never have said; no zeros in their place
+            terminalreporter.write_line(
+                f"ptl cache: builds compiled {s['builds_compiled']}, reused {s['builds_reused']}; "
+                f"golden generated {s['golden_generated']}, reused {s['golden_reused']}; "
+                f"runner invocations {s['runner_invocations']}")
         for line in self.build_lines():
             terminalreporter.write_line(f"ptl build {line}")
         for line in pytest_board.summary_lines(self.target):
@@ -424,6 +447,7 @@ class PtlPlugin:
                 "runner_invocations": s.runs}
 
     def _merge_stats(self, stats: dict) -> None:
+        self.stats_sources += bool(stats)
         for key in STAT_KEYS:
             self.stats[key] += stats.get(key, 0)
 
@@ -431,6 +455,13 @@ class PtlPlugin:
         if self._session is not None:
             shutil.rmtree(self._session.workdir, ignore_errors=True)
         pytest_board.unconfigure(config)
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if self.interrupted and reporter is not None and not hasattr(config, "workerinput"):
+            # after pytest's own last line, so that the run's last line says it
+            whole = self.completeness()
+            reporter.write_line(f"ptl: INTERRUPTED: {whole['run']} of {whole['selected']} selected tests ran, "
+                                f"{whole['not_run']} did not; the reports say interrupted: true, and neither merge "
+                                f"nor baseline update takes them for a whole run", red=True, bold=True)
 
 
 def _variant_of(item) -> Variant | None:
@@ -548,8 +579,33 @@ def _check_numbers(config, target: str) -> None:
         raise pytest.UsageError(str(exc)) from None
 
 
+def _stop_on_sigterm(config) -> None:
+    """SIGTERM ends the controller as Ctrl-C does: pytest's interrupted
+    path, so the reports say the run was interrupted and the session's
+    places and children are released. Installed before the board plugin,
+    which then leaves SIGTERM to it."""
+    if hasattr(config, "workerinput") or threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+    config.stash[_SIGTERM_KEY] = signal.signal(signal.SIGTERM, interrupt)
+
+
+_SIGTERM_KEY = pytest.StashKey[object]()
+
+
+def pytest_unconfigure(config):
+    previous = config.stash.get(_SIGTERM_KEY, None)
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def pytest_configure(config):
     validate_options(config)
+    _stop_on_sigterm(config)
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"feature_{name}: a lib_c feature beyond the published API: {meaning}")
     pytest_board.configure(config)
