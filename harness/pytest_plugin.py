@@ -69,7 +69,10 @@ def pytest_addoption(parser):
     group.addoption("--perf-threshold", default=None,
                     help="relative growth the gate allows (default 0: counts are exact on qemu)")
     group.addoption("--perf-baseline", default=None, metavar="FILE",
-                    help="default reports/baseline/<target>.csv")
+                    help="default reports/baseline/<target>.txt")
+    group.addoption("--perf-gate-foreign-toolchain", default="refuse", choices=perf_gate.FOREIGN_CHOICES,
+                    help="a baseline recorded with another toolchain fingerprint: refuse (default, a usage error), "
+                         "or report its changes without failing any variant")
     group.addoption("--expect", default=os.environ.get("PTL_EXPECT"), metavar="FILE",
                     help="TOML file of known bugs and unsupported paths of the library under test "
                          "(harness/expectations.py): matching failures are expected, the summary "
@@ -116,6 +119,7 @@ class PtlPlugin:
             self.shard = sharding.parse_shard(config.getoption("shard")) if config.getoption("shard") else None
         except sharding.ShardError as exc:
             raise pytest.UsageError(str(exc)) from None
+        self.foreign_toolchain: str | None = None     # how the baseline's toolchain differs from this one
         self.baseline = self._load_baseline() if config.getoption("perf_gate") else None
         expect = config.getoption("expect")
         try:
@@ -167,9 +171,19 @@ class PtlPlugin:
             raise pytest.UsageError(f"--perf-gate: no baseline at {path}; write one from a run with "
                                     f"`python -m harness baseline update --target {self.target.name}`")
         try:
-            return perf_gate.read_baseline(path)
+            baseline = perf_gate.read_baseline(path)
+            differs = perf_gate.toolchain_differences(perf_gate.read_toolchain(path),
+                                                      self.target.toolchain_fingerprint())
         except perf_gate.BaselineError as exc:
             raise pytest.UsageError(f"--perf-gate: {exc}") from None
+        self.foreign_toolchain = differs
+        if differs and self.config.getoption("perf_gate_foreign_toolchain") == "refuse":
+            raise pytest.UsageError(
+                f"--perf-gate: {path} was recorded with another toolchain ({differs}), and counts of different "
+                f"code do not compare; run where it was made, rewrite it here (`python -m harness baseline update "
+                f"--run --target {self.target.name}`), or add --perf-gate-foreign-toolchain=report to report the "
+                f"changes without failing")
+        return baseline
 
     def _perf(self, variant: Variant, result) -> tuple[str, str]:
         """The gate's verdict on a passed variant, or ("", "") without a gate."""
@@ -255,7 +269,7 @@ class PtlPlugin:
         self._attach(request, variant, result.attachments)
         counters = result.counters
         perf, perf_text = self._perf(variant, result)
-        if perf == "regressed":
+        if perf == "regressed" and not self.foreign_toolchain:   # another toolchain's counts: reported only
             result = dataclasses.replace(result, failure=CaseFailure(
                 failures.PERF, f"{perf_text}\n{variant.describe(self.target.name)}"))
         if perf:
@@ -343,6 +357,8 @@ class PtlPlugin:
                            "builds": self.build_lines(), "shard": self.shard_record,
                            "perf": self._perf_summary(),
                            "library": self.library_digest(),
+                           "toolchain": self.target.toolchain_fingerprint(),
+                           "partial": self.selection_limits(),
                            "quarantined": pytest_board.quarantined(self.target),
                            "boards": pytest_board.summary(self.target),
                            "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
@@ -351,6 +367,20 @@ class PtlPlugin:
         except OSError as exc:
             self.report_error = f"ptl: cannot write the reports in {out}: {exc.strerror or exc}"
             session.exitstatus = session.exitstatus or pytest.ExitCode.TESTS_FAILED
+
+    def selection_limits(self) -> list[str]:
+        """What narrowed the selection below the whole suite (empty: the
+        whole suite); `baseline update` refuses such a run unless --partial."""
+        option = self.config.option
+        limits = [f"-k {option.keyword}" if option.keyword else "", f"-m {option.markexpr}" if option.markexpr else "",
+                  "--deselect" if getattr(option, "deselect", None) else "",
+                  "--lf" if getattr(option, "lf", False) else ""]
+        here = self.config.invocation_params.dir
+        suite = Path(__file__).resolve().parent.parent / "suite"
+        paths = [arg for arg in self.config.args if (here / arg.split("::")[0]).resolve() != suite]
+        if paths:
+            limits.append(f"only {' '.join(paths)}")
+        return [limit for limit in limits if limit]
 
     def completeness(self) -> dict:
         """Selected, run and not-run test counts, and whether the run was interrupted."""
@@ -362,7 +392,8 @@ class PtlPlugin:
         if self.baseline is None:
             return None
         return perf_gate.summarise({row.test_id: row.properties.get("perf") for row in self.rows},
-                                   str(self.baseline_path), self.config.getoption("perf_threshold"))
+                                   str(self.baseline_path), self.config.getoption("perf_threshold"),
+                                   digest_files([self.baseline_path]), self.foreign_toolchain)
 
     def _expectation_summary(self) -> dict:
         """New failures, known bugs, unsupported paths and fixed variants, and

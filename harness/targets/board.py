@@ -122,6 +122,10 @@ class BoardTarget(Target):
         return {**self.qemu.build_material(config), "target": self.name, "platform": self.platform,
                 "board_flags": BOARD_FLAGS}
 
+    def toolchain_fingerprint(self) -> dict[str, str]:
+        """The firmware's compilers; the board, not QEMU, makes the counts."""
+        return {tool: version for tool, version in self.qemu.toolchain_fingerprint().items() if tool != "qemu"}
+
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [*self.qemu.source_roots(config), BOARD_RUNTIME]
 

@@ -153,6 +153,9 @@ class QemuTarget(Target):
                 "qemu": tool_version([toolchain.QEMU, "--version"]),
                 "flags": self.cflags(config.fp16_format), **self.compiler_choice(config).material()}
 
+    def toolchain_fingerprint(self) -> dict[str, str]:
+        return dict(toolchain.fingerprint())
+
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [*super().source_roots(config), *runtime_sources(), LINK_SCRIPT, LAYOUT_HEADER,
                 QEMU_RUNTIME / "ptl_qemu_hw.h", PLUGIN_SOURCE]
