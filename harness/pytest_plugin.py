@@ -352,7 +352,7 @@ class PtlPlugin:
             write_junit(self.rows, out / "junit.xml", properties=whole)
             write_csv(self.rows, out / "results.csv")
             write_summary({"target": self.target.name, "outcomes": dict(outcomes), **whole,
-                           "cache": self.stats if self.stats_sources else None,
+                           "cache": self.stats if self.stats_sources or not self.interrupted else None,
                            "expectations": self._expectation_summary(),
                            "builds": self.build_lines(), "shard": self.shard_record,
                            "perf": self._perf_summary(),
@@ -439,7 +439,8 @@ class PtlPlugin:
             return
         failure_summary.write(terminalreporter, self.rows, self.config)
         s = self.stats
-        if self.stats_sources:   # an interrupted run's workers may never have said; no zeros in their place
+        if self.stats_sources or not self.interrupted:   # an interrupted run's workers may never have said:
+            # no zeros in place of counters nobody reported
             terminalreporter.write_line(
                 f"ptl cache: builds compiled {s['builds_compiled']}, reused {s['builds_reused']}; "
                 f"golden generated {s['golden_generated']}, reused {s['golden_reused']}; "
