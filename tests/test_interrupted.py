@@ -16,9 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from harness import perf_gate
-from harness.merge import main as merge_main
-
 ROOT = Path(__file__).resolve().parent.parent
 SLICE = "pool and fp32"          # 120 variants on host, one build
 
