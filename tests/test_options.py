@@ -29,6 +29,8 @@ USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR
     (["--l1-bytes", "1e3"], "--l1-bytes 1e3: must be a positive number of bytes"),
     (["--board-attempts", "0"], "--board-attempts 0: must be a whole number of at least 1"),
     (["--board-quarantine-after", "x"], "--board-quarantine-after x: must be a whole number of at least 1"),
+    (["--ptl-failure-lines", "-1"], "--ptl-failure-lines -1: must be a whole number of 0 or more"),
+    (["--ptl-failure-lines", "many"], "--ptl-failure-lines many: must be a whole number of 0 or more"),
     (["--run-timeout", "nan"], "--run-timeout nan: must be a positive number of seconds"),
     (["--sanitize", "thread", "--target", "qemu"], "--sanitize thread: sanitizers exist on the host target only"),
     (["--reports-dir", "README.md/reports"], "--reports-dir README.md/reports: README.md is a file"),
