@@ -212,6 +212,7 @@ def merged_summary(shards: list[Shard], rows: list[dict]) -> dict:
     outcomes = Counter(row["outcome"] for row in rows)
     classes = Counter(row["failure_class"] for row in rows if row["outcome"] in ("failed", "error"))
     summary = {"target": first.get("target"), "library": first.get("library"), "toolchain": first.get("toolchain"),
+               "partial": first.get("partial") or [],   # the shards split one selection: its limits are theirs
                **completeness(sum(s.summary.get("selected") or len(s.spec["ids"]) for s in shards), len(rows), False),
                "outcomes": dict(outcomes),
                "failure_classes": dict(classes),

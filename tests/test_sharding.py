@@ -95,6 +95,9 @@ def test_sharded_reports_merge_into_the_unsharded_outcome(tmp_path):
     assert outcomes(tmp_path / "merged") == outcomes(tmp_path / "whole")
     assert merged["outcomes"] == json.loads((tmp_path / "whole" / "summary.json").read_text())["outcomes"]
     assert [s["index"] for s in merged["shards"]] == [1, 2] and merged["balance"] >= 1.0
+    assert merged["interrupted"] is False and merged["not_run"] == 0 and merged["run"] == len(outcomes(tmp_path / "whole"))
+    assert merged["partial"] == [f"-k {SLICE}", "only " + str(ROOT / "suite" / "test_pool.py")]  # baseline update
+    assert merged["toolchain"] == json.loads((tmp_path / "whole" / "summary.json").read_text())["toolchain"]
 
     job_summary = tmp_path / "step_summary.md"
     job_summary.write_text("earlier steps\n")
