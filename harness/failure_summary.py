@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from harness import option_values
+
 FAILED_OUTCOMES = ("failed", "error")
 SHOWN_IN_FULL = 5          # failures printed in full under a grouped summary
 PLUGIN_NAME = "ptl-failure-summary"
@@ -35,15 +37,18 @@ def add_options(parser) -> None:
                          "message in full (as does any explicit --tb=STYLE). By default the terminal shows one "
                          "line per failed variant, or counts by family, dtype and failure class and the first "
                          f"{SHOWN_IN_FULL} in full; reports/junit.xml and results.csv always hold every message")
-    group.addoption("--ptl-failure-lines", type=int, default=50, metavar="N",
+    group.addoption("--ptl-failure-lines", default="50", metavar="N",
                     help="up to N failed variants are listed one line each; more are grouped (default 50)")
 
 
 def register(config) -> None:
     """Checks the options and installs the summary's hooks (controller and workers alike)."""
-    lines = config.getoption("ptl_failure_lines")
-    if lines < 0:
-        raise pytest.UsageError(f"--ptl-failure-lines {lines}: must be 0 or more (failures listed one line each)")
+    try:
+        config.option.ptl_failure_lines = option_values.number(
+            "--ptl-failure-lines", config.getoption("ptl_failure_lines"),
+            "a whole number of 0 or more (failures listed one line each)", integer=True, minimum=0)
+    except option_values.OptionValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(TerminalFailures(config), PLUGIN_NAME)
 
 

@@ -7,7 +7,15 @@ selection that every shard collected, the identity of the costs that split
 it, and the test ids of its own share. The merge refuses, with one line
 naming the shard and what is wrong, and writes nothing:
   - a directory without those files, or of an unsharded run;
-  - shards of different targets, library digests, selections or costs;
+  - a malformed file: summary.json or shard.json that is not what a run
+    writes, results.csv without one of its columns, junit.xml unreadable;
+  - a shard whose files disagree: junit.xml's test cases, results.csv's rows
+    and summary.json's outcome counts must name the same variants and
+    outcomes;
+  - an interrupted shard, or one whose tests did not all run;
+  - shards of different targets, library digests, selections or costs,
+    performance-gate settings (gated or not, baseline, threshold) or
+    toolchain fingerprints;
   - a shard missing or given twice;
   - shares that overlap or do not add up to the selection;
   - a test id reported twice, outside its shard's share, or not at all.
@@ -31,7 +39,7 @@ from pathlib import Path
 
 from golden.bundle import write_atomically
 from harness import perf_gate, sharding
-from harness.reports import CSV_COLUMNS, write_summary
+from harness.reports import CSV_COLUMNS, completeness, incomplete, write_summary
 
 EXAMPLES = 3   # ids named in one error line
 
@@ -58,6 +66,13 @@ def _examples(ids) -> str:
     return ", ".join(ids[:EXAMPLES]) + (f" and {len(ids) - EXAMPLES} more" if len(ids) > EXAMPLES else "")
 
 
+# shard.json: key -> (type, what it is)
+SPEC_FIELDS = {"index": (int, "the shard's number"), "count": (int, "the number of shards"),
+               "ids_total": (int, "the selection's size"), "ids_digest": (str, "the selection's digest"),
+               "ids": (list, "the test ids of the shard's share")}
+JUNIT_OUTCOME = {"failure": "failed", "error": "error", "skipped": "skipped"}   # CSV's xfailed is skipped there
+
+
 def load_shard(directory: Path) -> Shard:
     try:
         summary = json.loads((directory / "summary.json").read_text())
@@ -66,22 +81,90 @@ def load_shard(directory: Path) -> Shard:
             raise MergeError(f"{directory}: the run was not sharded (no {sharding.SHARD_FILE}; run with --shard I/N)")
         spec = json.loads(spec_path.read_text())
         with open(directory / "results.csv", newline="") as handle:
-            rows = list(csv.DictReader(handle))
+            reader = csv.DictReader(handle)
+            rows = list(reader)
+            columns = reader.fieldnames or []
         cases = list(ET.parse(directory / "junit.xml").getroot().iter("testcase"))
     except (OSError, ValueError, ET.ParseError) as exc:
         raise MergeError(f"{directory}: not a shard's reports (summary.json, {sharding.SHARD_FILE}, results.csv, "
                          f"junit.xml): {exc}") from None
+    _check_shape(directory, summary, spec, columns)
     return Shard(directory, summary, spec, rows, cases)
+
+
+def _check_shape(directory: Path, summary, spec, columns: list[str]) -> None:
+    """Each file is what a run writes; else one line naming the file and what is wrong."""
+    redo = "re-run the shard, or take its reports as they were written"
+    if not isinstance(summary, dict) or not isinstance(summary.get("outcomes"), dict) or not all(
+            isinstance(n, int) for n in summary["outcomes"].values()):
+        raise MergeError(f"{directory / 'summary.json'}: not a run's summary (expected a JSON object with outcome "
+                         f"counts under \"outcomes\"); {redo}")
+    if not isinstance(spec, dict):
+        raise MergeError(f"{directory / sharding.SHARD_FILE}: not a shard record (expected a JSON object); {redo}")
+    for key, (kind, what) in SPEC_FIELDS.items():
+        value = spec.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise MergeError(f"{directory / sharding.SHARD_FILE}: \"{key}\" ({what}) is {value!r}, expected a "
+                             f"{kind.__name__}; {redo}")
+    if not all(isinstance(i, str) for i in spec["ids"]) or not 1 <= spec["index"] <= spec["count"]:
+        raise MergeError(f"{directory / sharding.SHARD_FILE}: shard {spec['index']} of {spec['count']} with ids "
+                         f"that are not all test ids; {redo}")
+    missing = [column for column in CSV_COLUMNS if column not in columns]
+    if missing:
+        raise MergeError(f"{directory / 'results.csv'}: no column {', '.join(missing)} (expected the columns "
+                         f"{', '.join(CSV_COLUMNS)}); {redo}")
+
+
+def _junit_outcome(case: ET.Element) -> str:
+    return next((outcome for tag, outcome in JUNIT_OUTCOME.items() if case.find(tag) is not None), "passed")
+
+
+def check_files_agree(shard: Shard) -> None:
+    """junit.xml, results.csv and summary.json of one shard tell one story."""
+    where = shard.directory
+    csv_outcomes = {row["test_id"]: row["outcome"] for row in shard.rows}
+    junit = Counter(case.get("name", "") for case in shard.cases)
+    missing = csv_outcomes.keys() - junit.keys()
+    extra = junit.keys() - csv_outcomes.keys()
+    if missing or extra or any(n > 1 for n in junit.values()):
+        parts = [f"{len(missing)} test cases of results.csv missing ({_examples(missing)})" if missing else "",
+                 f"{len(extra)} not in results.csv ({_examples(extra)})" if extra else "",
+                 "cases given twice" if any(n > 1 for n in junit.values()) else ""]
+        raise MergeError(f"{where / 'junit.xml'}: {len(shard.cases)} test cases for the {len(shard.rows)} rows of "
+                         f"results.csv: {'; '.join(p for p in parts if p)}; the shard's files disagree, re-run it")
+    differ = [case.get("name") for case in shard.cases
+              if _junit_outcome(case) != {"xfailed": "skipped", "xpassed": "passed"}.get(
+                  csv_outcomes[case.get("name")], csv_outcomes[case.get("name")])]
+    if differ:
+        raise MergeError(f"{where / 'junit.xml'}: {len(differ)} test cases whose outcome is not results.csv's "
+                         f"({_examples(differ)}); the shard's files disagree, re-run it")
+    counted = {k: n for k, n in shard.summary["outcomes"].items() if n}
+    if counted != dict(Counter(csv_outcomes.values())):
+        raise MergeError(f"{where / 'summary.json'}: outcomes {counted} are not results.csv's "
+                         f"{dict(Counter(csv_outcomes.values()))}; the shard's files disagree, re-run it")
+
+
+def _gate(summary: dict) -> dict | None:
+    """The performance-gate settings of a shard: what must be the same in all."""
+    perf = summary.get("perf")
+    if not perf:
+        return None
+    return {key: perf.get(key) for key in ("baseline", "baseline_digest", "threshold")} | {
+        "foreign toolchain": bool(perf.get("foreign_toolchain"))}
 
 
 def check(shards: list[Shard]) -> None:
     """Raises MergeError unless the shards are exactly one run's."""
     first = shards[0]
     for shard in shards[1:]:
-        for key, what in (("target", "target"), ("library", "library digest")):
+        for key, what in (("target", "target"), ("library", "library digest"), ("toolchain", "toolchain")):
             if shard.summary.get(key) != first.summary.get(key):
                 raise MergeError(f"{shard.directory}: {what} {shard.summary.get(key)} differs from "
                                  f"{first.directory}'s {first.summary.get(key)}")
+        if _gate(shard.summary) != _gate(first.summary):
+            raise MergeError(f"{shard.directory}: performance gate {_gate(shard.summary) or 'off'} differs from "
+                             f"{first.directory}'s {_gate(first.summary) or 'off'}; every shard needs the same "
+                             f"--perf-gate, --perf-threshold and baseline")
         for key, what in (("count", "shard count"), ("ids_total", "selection size"),
                           ("ids_digest", "selection"), ("costs_digest", "split costs")):
             if shard.spec.get(key) != first.spec.get(key):
@@ -105,6 +188,9 @@ def check(shards: list[Shard]) -> None:
         raise MergeError(f"the shards' shares hold {len(shares)} test ids, not the {first.spec['ids_total']} "
                          f"of the selection they were split from")
     for shard in shards:
+        why = incomplete(shard.summary)
+        if why:
+            raise MergeError(f"{shard.directory}: {why}; a merge joins whole shards: re-run shard {shard.index}")
         reported = Counter(row["test_id"] for row in shard.rows)
         repeated = [i for i, n in reported.items() if n > 1]
         if repeated:
@@ -118,13 +204,17 @@ def check(shards: list[Shard]) -> None:
         if absent:
             raise MergeError(f"{shard.directory}: shard {shard.index} reported no result for {len(absent)} of its "
                              f"{len(share)} test ids ({_examples(absent)}); did it stop early?")
+        check_files_agree(shard)
 
 
 def merged_summary(shards: list[Shard], rows: list[dict]) -> dict:
     first = shards[0].summary
     outcomes = Counter(row["outcome"] for row in rows)
     classes = Counter(row["failure_class"] for row in rows if row["outcome"] in ("failed", "error"))
-    summary = {"target": first.get("target"), "library": first.get("library"), "outcomes": dict(outcomes),
+    summary = {"target": first.get("target"), "library": first.get("library"), "toolchain": first.get("toolchain"),
+               "partial": first.get("partial") or [],   # the shards split one selection: its limits are theirs
+               **completeness(sum(s.summary.get("selected") or len(s.spec["ids"]) for s in shards), len(rows), False),
+               "outcomes": dict(outcomes),
                "failure_classes": dict(classes),
                "quarantined": sorted({board for s in shards for board in s.summary.get("quarantined") or []}),
                "shard": None,
@@ -134,7 +224,8 @@ def merged_summary(shards: list[Shard], rows: list[dict]) -> dict:
     gated = [s.summary["perf"] for s in shards if s.summary.get("perf")]
     if gated:
         summary["perf"] = perf_gate.summarise({row["test_id"]: row.get("perf") for row in rows},
-                                              gated[0]["baseline"], gated[0]["threshold"])
+                                              gated[0]["baseline"], gated[0]["threshold"],
+                                              gated[0].get("baseline_digest"), gated[0].get("foreign_toolchain"))
     expectations = [s.summary.get("expectations") or {} for s in shards]
     summary["expectations"] = {key: sum(e.get(key, 0) for e in expectations)
                                for key in ("new_failures", "known_bug", "unsupported", "fixed")}

@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import signal
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -21,17 +23,18 @@ from pathlib import Path
 import pytest
 
 from golden.bundle import write_atomically
-from harness import failure_summary, failures, perf_gate, sharding
+from harness import failure_summary, failures, option_values, perf_gate, sharding
 from harness.board import pytest_board
 from harness.failures import CaseFailure
 from harness.cases import FEATURES, OpEntry, Variant
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
-from harness.reports import ReportRow, write_csv, write_junit, write_summary
+from harness.reports import ReportRow, completeness, write_csv, write_junit, write_summary
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.buildcache import digest_files
 from harness.target import DEFAULT_LIBRARY, DEFAULT_RUN_TIMEOUT, LibrarySource
 from harness.targets import choose_target, make_target, target_names
+from harness.targets.qemu import CONSOLES as QEMU_CONSOLES
 
 TUNER_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_autotune.py"
 STAT_KEYS = ("builds_compiled", "builds_reused", "golden_generated", "golden_reused", "runner_invocations")
@@ -49,9 +52,9 @@ def pytest_addoption(parser):
     group.addoption("--reports-dir", default="reports", help="where JUnit, CSV and summary go")
     group.addoption("--ptl-cache", default=os.environ.get("PTL_CACHE_DIR"),
                     help="cache of builds and golden bundles (default: .cache/ptl under the rootdir)")
-    group.addoption("--l1-bytes", type=int, default=None,
+    group.addoption("--l1-bytes", default=None,
                     help="L1 (TCDM) size a case must fit in; default: the target's (64 KiB)")
-    group.addoption("--run-timeout", type=float, default=None,
+    group.addoption("--run-timeout", default=None,
                     help="seconds one runner invocation may take before it is killed "
                          "(default: PTL_RUN_TIMEOUT, else the target's: 120, gvsoc 900)")
     group.addoption("--shard", default=os.environ.get("PTL_SHARD"), metavar="I/N",
@@ -60,12 +63,16 @@ def pytest_addoption(parser):
     group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="FILE",
                     help="the case seconds that balance the shards: a record like the committed default "
                          "reports/baseline/<target>.seconds, or a previous run's results.csv")
-    group.addoption("--perf-gate", action="store_true", default=bool(os.environ.get("PTL_PERF_GATE")),
-                    help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py)")
-    group.addoption("--perf-threshold", type=float, default=0.0,
+    group.addoption("--perf-gate", action="store_true", default=None,
+                    help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py); "
+                         "default: PTL_PERF_GATE (1/0, true/false, yes/no, on/off)")
+    group.addoption("--perf-threshold", default=None,
                     help="relative growth the gate allows (default 0: counts are exact on qemu)")
     group.addoption("--perf-baseline", default=None, metavar="FILE",
-                    help="default reports/baseline/<target>.csv")
+                    help="default reports/baseline/<target>.txt")
+    group.addoption("--perf-gate-foreign-toolchain", default="refuse", choices=perf_gate.FOREIGN_CHOICES,
+                    help="a baseline recorded with another toolchain fingerprint: refuse (default, a usage error), "
+                         "or report its changes without failing any variant")
     group.addoption("--expect", default=os.environ.get("PTL_EXPECT"), metavar="FILE",
                     help="TOML file of known bugs and unsupported paths of the library under test "
                          "(harness/expectations.py): matching failures are expected, the summary "
@@ -74,7 +81,7 @@ def pytest_addoption(parser):
     tune.addoption("--tune", default=None, metavar="NET.toml",
                    help="tune a network's layers: one test per layer and step (run in one process: -n 0)")
     tune.addoption("--tune-strategy", default="exhaustive", help="exhaustive or greedy")
-    tune.addoption("--tune-tiles", type=int, default=8, help="candidate tilings per method")
+    tune.addoption("--tune-tiles", default=None, help="candidate tilings per method (default 8)")
     tune.addoption("--tune-cores", default=None, help="comma-separated core counts (default: the target's maximum)")
     tune.addoption("--tune-dtype", default="fp32", choices=("fp32", "fp16", "bf16"))
     pytest_board.add_options(parser)
@@ -104,10 +111,15 @@ class PtlPlugin:
         self.started = time.monotonic()
         self.shard_record: dict | None = None       # the whole selection's identity, when sharded
         self.shard_ids: list[str] | None = None     # the test ids of this shard's share
+        self.selected_count = 0                      # tests selected to run, in this process or any worker
+        self.finished: set[str] = set()              # node ids of the tests that ran to a verdict
+        self.stats_sources = 0                       # processes whose cache counters arrived
+        self.interrupted = False
         try:
             self.shard = sharding.parse_shard(config.getoption("shard")) if config.getoption("shard") else None
         except sharding.ShardError as exc:
             raise pytest.UsageError(str(exc)) from None
+        self.foreign_toolchain: str | None = None     # how the baseline's toolchain differs from this one
         self.baseline = self._load_baseline() if config.getoption("perf_gate") else None
         expect = config.getoption("expect")
         try:
@@ -145,6 +157,13 @@ class PtlPlugin:
             if known:
                 item.add_marker(pytest.mark.xfail(reason=known.reason, strict=True))
 
+    def pytest_collection_finish(self, session):
+        self.selected_count = max(self.selected_count, len(session.items))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids):
+        self.selected_count = max(self.selected_count, len(ids))   # every worker collects the same selection
+
     def _load_baseline(self) -> dict:
         path = self.baseline_path = Path(self.config.getoption("perf_baseline")
                                          or perf_gate.baseline_path(self.target.name))
@@ -152,9 +171,19 @@ class PtlPlugin:
             raise pytest.UsageError(f"--perf-gate: no baseline at {path}; write one from a run with "
                                     f"`python -m harness baseline update --target {self.target.name}`")
         try:
-            return perf_gate.read_baseline(path)
+            baseline = perf_gate.read_baseline(path)
+            differs = perf_gate.toolchain_differences(perf_gate.read_toolchain(path),
+                                                      self.target.toolchain_fingerprint())
         except perf_gate.BaselineError as exc:
             raise pytest.UsageError(f"--perf-gate: {exc}") from None
+        self.foreign_toolchain = differs
+        if differs and self.config.getoption("perf_gate_foreign_toolchain") == "refuse":
+            raise pytest.UsageError(
+                f"--perf-gate: {path} was recorded with another toolchain ({differs}), and counts of different "
+                f"code do not compare; run where it was made, rewrite it here (`python -m harness baseline update "
+                f"--run --target {self.target.name}`), or add --perf-gate-foreign-toolchain=report to report the "
+                f"changes without failing")
+        return baseline
 
     def _perf(self, variant: Variant, result) -> tuple[str, str]:
         """The gate's verdict on a passed variant, or ("", "") without a gate."""
@@ -240,7 +269,7 @@ class PtlPlugin:
         self._attach(request, variant, result.attachments)
         counters = result.counters
         perf, perf_text = self._perf(variant, result)
-        if perf == "regressed":
+        if perf == "regressed" and not self.foreign_toolchain:   # another toolchain's counts: reported only
             result = dataclasses.replace(result, failure=CaseFailure(
                 failures.PERF, f"{perf_text}\n{variant.describe(self.target.name)}"))
         if perf:
@@ -279,6 +308,8 @@ class PtlPlugin:
     def pytest_runtest_logreport(self, report):
         if hasattr(self.config, "workerinput"):
             return  # the controller receives every report and writes the files
+        if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+            self.finished.add(report.nodeid)
         props = dict(report.user_properties)
         if "family" not in props:
             return
@@ -300,7 +331,8 @@ class PtlPlugin:
             self.rows.append(ReportRow(props.get("test_id", report.nodeid), outcome, report.duration,
                                        props, message))
 
-    def pytest_sessionfinish(self, session):
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         if self._session is not None:
             self._merge_stats(self._local_stats())
         if hasattr(self.config, "workerinput"):
@@ -310,21 +342,25 @@ class PtlPlugin:
             self.config.workeroutput["ptl_shard"] = self.shard_record
             self.config.workeroutput["ptl_shard_ids"] = self.shard_ids
             return
-        if not self.rows and not self.shard_record:   # a shard with an empty share still reports
+        if not self.rows and not self.shard_record and not self.interrupted:   # a shard with an empty share still reports
             return
         out = Path(self.config.getoption("reports_dir"))
         self.rows.sort(key=lambda r: r.test_id)
         outcomes = defaultdict(int)
         for row in self.rows:
             outcomes[row.outcome] += 1
+        whole = self.completeness()
         try:  # each file is replaced whole or not at all (reports.py)
-            write_junit(self.rows, out / "junit.xml")
+            write_junit(self.rows, out / "junit.xml", properties=whole)
             write_csv(self.rows, out / "results.csv")
-            write_summary({"target": self.target.name, "outcomes": dict(outcomes), "cache": self.stats,
+            write_summary({"target": self.target.name, "outcomes": dict(outcomes), **whole,
+                           "cache": self.stats if self.stats_sources or not self.interrupted else None,
                            "expectations": self._expectation_summary(),
                            "builds": self.build_lines(), "shard": self.shard_record,
                            "perf": self._perf_summary(),
                            "library": self.library_digest(),
+                           "toolchain": self.target.toolchain_fingerprint(),
+                           "partial": self.selection_limits(),
                            "quarantined": pytest_board.quarantined(self.target),
                            "boards": pytest_board.summary(self.target),
                            "seconds": round(time.monotonic() - self.started, 2)}, out / "summary.json")
@@ -334,13 +370,32 @@ class PtlPlugin:
             self.report_error = f"ptl: cannot write the reports in {out}: {exc.strerror or exc}"
             session.exitstatus = session.exitstatus or pytest.ExitCode.TESTS_FAILED
 
+    def selection_limits(self) -> list[str]:
+        """What narrowed the selection below the whole suite (empty: the
+        whole suite); `baseline update` refuses such a run unless --partial."""
+        option = self.config.option
+        limits = [f"-k {option.keyword}" if option.keyword else "", f"-m {option.markexpr}" if option.markexpr else "",
+                  "--deselect" if getattr(option, "deselect", None) else "",
+                  "--lf" if getattr(option, "lf", False) else ""]
+        here = self.config.invocation_params.dir
+        suite = Path(__file__).resolve().parent.parent / "suite"
+        paths = [arg for arg in self.config.args if (here / arg.split("::")[0]).resolve() != suite]
+        if paths:
+            limits.append(f"only {' '.join(paths)}")
+        return [limit for limit in limits if limit]
+
+    def completeness(self) -> dict:
+        """Selected, run and not-run test counts, and whether the run was interrupted."""
+        return completeness(self.selected_count, len(self.finished), self.interrupted)
+
     def _perf_summary(self) -> dict | None:
         """Verdicts of the performance gate: counts, and the variants that
         regressed, improved or have no baseline yet."""
         if self.baseline is None:
             return None
         return perf_gate.summarise({row.test_id: row.properties.get("perf") for row in self.rows},
-                                   str(self.baseline_path), self.config.getoption("perf_threshold"))
+                                   str(self.baseline_path), self.config.getoption("perf_threshold"),
+                                   digest_files([self.baseline_path]), self.foreign_toolchain)
 
     def _expectation_summary(self) -> dict:
         """New failures, known bugs, unsupported paths and fixed variants, and
@@ -382,14 +437,16 @@ class PtlPlugin:
         return [lines[fmt] for fmt in sorted(lines)]
 
     def pytest_terminal_summary(self, terminalreporter):
-        if hasattr(self.config, "workerinput") or not self.rows:
+        if hasattr(self.config, "workerinput") or not (self.rows or self.interrupted):
             return
         failure_summary.write(terminalreporter, self.rows, self.config)
         s = self.stats
-        terminalreporter.write_line(
-            f"ptl cache: builds compiled {s['builds_compiled']}, reused {s['builds_reused']}; "
-            f"golden generated {s['golden_generated']}, reused {s['golden_reused']}; "
-            f"runner invocations {s['runner_invocations']}")
+        if self.stats_sources or not self.interrupted:   # an interrupted run's workers may never have said:
+            # no zeros in place of counters nobody reported
+            terminalreporter.write_line(
+                f"ptl cache: builds compiled {s['builds_compiled']}, reused {s['builds_reused']}; "
+                f"golden generated {s['golden_generated']}, reused {s['golden_reused']}; "
+                f"runner invocations {s['runner_invocations']}")
         for line in self.build_lines():
             terminalreporter.write_line(f"ptl build {line}")
         for line in pytest_board.summary_lines(self.target):
@@ -424,6 +481,7 @@ class PtlPlugin:
                 "runner_invocations": s.runs}
 
     def _merge_stats(self, stats: dict) -> None:
+        self.stats_sources += bool(stats)
         for key in STAT_KEYS:
             self.stats[key] += stats.get(key, 0)
 
@@ -431,6 +489,13 @@ class PtlPlugin:
         if self._session is not None:
             shutil.rmtree(self._session.workdir, ignore_errors=True)
         pytest_board.unconfigure(config)
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if self.interrupted and reporter is not None and not hasattr(config, "workerinput"):
+            # after pytest's own last line, so that the run's last line says it
+            whole = self.completeness()
+            reporter.write_line(f"ptl: INTERRUPTED: {whole['run']} of {whole['selected']} selected tests ran, "
+                                f"{whole['not_run']} did not; the reports say interrupted: true, and neither merge "
+                                f"nor baseline update takes them for a whole run", red=True, bold=True)
 
 
 def _variant_of(item) -> Variant | None:
@@ -481,8 +546,12 @@ def validate_options(config) -> None:
     usage error (exit status 4) that names the option, the value and what is
     allowed."""
     def bad(option: str, value, allowed: str):
-        raise pytest.UsageError(f"{option} {value}: {allowed}")
+        raise pytest.UsageError(f"{option_values.label(option, value)}: {allowed}")
 
+    pytest_board.check_numbers(config)   # before a board target reads them
+    console = os.environ.get("PTL_QEMU_CONSOLE") or "semihost"
+    if console not in QEMU_CONSOLES:   # before any target is made: the qemu target reads it
+        bad("PTL_QEMU_CONSOLE", console, f"must be one of {', '.join(QEMU_CONSOLES)}")
     target = config.getoption("target")
     if target != "auto" and target not in target_names():
         bad("--target", target, f"unknown target; choose one of {', '.join(target_names())}, or auto")
@@ -493,15 +562,7 @@ def validate_options(config) -> None:
     sanitize = config.getoption("sanitize")
     if sanitize and target != "host":
         bad("--sanitize", sanitize, f"sanitizers exist on the host target only (--target host), not on {target}")
-    l1 = config.getoption("l1_bytes")
-    if l1 is not None and l1 <= 0:
-        bad("--l1-bytes", l1, "must be a positive number of bytes (the cluster L1 size)")
-    if config.getoption("run_timeout") is None:
-        default = make_target(target).default_run_timeout if target != "auto" else DEFAULT_RUN_TIMEOUT
-        config.option.run_timeout = float(os.environ.get("PTL_RUN_TIMEOUT", default))
-    timeout = config.getoption("run_timeout")
-    if not timeout > 0:
-        bad("--run-timeout", timeout, "must be a positive number of seconds")
+    _check_numbers(config, target)
     here = config.invocation_params.dir
     asks_for_tuner = any((here / arg.split("::")[0]).resolve() == TUNER_MODULE for arg in config.args)
     if asks_for_tuner and not config.getoption("tune"):
@@ -513,8 +574,11 @@ def validate_options(config) -> None:
         from harness.autotune.strategies import STRATEGIES
         if config.getoption("tune_strategy") not in STRATEGIES:
             bad("--tune-strategy", config.getoption("tune_strategy"), f"choose one of {', '.join(STRATEGIES)}")
-        if config.getoption("tune_tiles") < 1:
-            bad("--tune-tiles", config.getoption("tune_tiles"), "must be at least 1")
+        try:
+            option_values.core_counts("--tune-cores", config.getoption("tune_cores"),
+                                      choose_target(target).capabilities.max_cores)
+        except option_values.OptionValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
     for option in ("reports_dir", "ptl_cache"):
         value = config.getoption(option)
         if value is None:
@@ -524,8 +588,60 @@ def validate_options(config) -> None:
             bad(f"--{option.replace('_', '-')}", value, f"{blocker} is a file, so this cannot be a directory")
 
 
+def _check_numbers(config, target: str) -> None:
+    """The number and on/off options, and the environment variables behind
+    their defaults (harness/option_values.py), replaced by their values."""
+    option = config.option
+    try:
+        if option.l1_bytes is not None:
+            option.l1_bytes = option_values.number("--l1-bytes", option.l1_bytes, "a positive number of bytes "
+                                                   "(the cluster L1 size)", integer=True, minimum=1)
+        seconds = "a positive number of seconds"
+        if option.run_timeout is None:
+            default = make_target(target).default_run_timeout if target != "auto" else DEFAULT_RUN_TIMEOUT
+            option.run_timeout = option_values.env_number("PTL_RUN_TIMEOUT", float(default), seconds, above=0)
+        else:
+            option.run_timeout = option_values.number("--run-timeout", option.run_timeout, seconds, above=0)
+        if option.perf_gate is None:
+            option.perf_gate = option_values.env_switch("PTL_PERF_GATE")
+        option.perf_threshold = option_values.number(
+            "--perf-threshold", 0.0 if option.perf_threshold is None else option.perf_threshold,
+            "a finite fraction of 0 or more (0.05 allows 5% growth)", minimum=0)
+        option.tune_tiles = option_values.number("--tune-tiles", 8 if option.tune_tiles is None else option.tune_tiles,
+                                                 "a whole number of at least 1", integer=True, minimum=1)
+        from harness.targets.qemu import insn_budget_from_env
+        insn_budget_from_env()   # PTL_QEMU_INSN_BUDGET, before the qemu target reads it
+    except option_values.OptionValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _stop_on_sigterm(config) -> None:
+    """SIGTERM ends the controller as Ctrl-C does: pytest's interrupted
+    path, so the reports say the run was interrupted and the session's
+    places and children are released. Installed before the board plugin,
+    which then leaves SIGTERM to it."""
+    if hasattr(config, "workerinput") or threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+    config.stash[_SIGTERM_KEY] = signal.signal(signal.SIGTERM, interrupt)
+
+
+_SIGTERM_KEY = pytest.StashKey[object]()
+
+
+def pytest_unconfigure(config):
+    previous = config.stash.get(_SIGTERM_KEY, None)
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def pytest_configure(config):
     validate_options(config)
+    _stop_on_sigterm(config)
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"feature_{name}: a lib_c feature beyond the published API: {meaning}")
     pytest_board.configure(config)

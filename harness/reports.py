@@ -58,11 +58,18 @@ def _xml_text(value) -> str:
     return _XML_ILLEGAL.sub(lambda m: f"\\x{ord(m.group()):02x}", "" if value is None else str(value))
 
 
-def write_junit(rows: list[ReportRow], path: Path, suite_name: str = "ptl") -> None:
+def write_junit(rows: list[ReportRow], path: Path, suite_name: str = "ptl", properties: dict | None = None) -> None:
+    """properties: the run's own (interrupted, selected, run, not_run), as the
+    testsuite's <properties>."""
     counts = {k: sum(r.outcome == k for r in rows) for k in ("failed", "error", "skipped", "xfailed")}
     suite = ET.Element("testsuite", name=suite_name, tests=str(len(rows)), failures=str(counts["failed"]),
                        errors=str(counts["error"]), skipped=str(counts["skipped"] + counts["xfailed"]),
                        time=f"{sum(r.duration for r in rows):.3f}")
+    if properties:
+        props = ET.SubElement(suite, "properties")
+        for key, value in properties.items():
+            ET.SubElement(props, "property", name=key, value=_xml_text(str(value).lower() if isinstance(value, bool)
+                                                                       else value))
     for row in rows:
         classname = f"{row.properties.get('target', '')}.{row.properties.get('family', '')}"
         case = ET.SubElement(suite, "testcase", classname=classname, name=row.test_id,
@@ -81,6 +88,23 @@ def write_junit(rows: list[ReportRow], path: Path, suite_name: str = "ptl") -> N
             ET.SubElement(case, "skipped", type=row.outcome, message=first_line)
     ET.indent(suite)
     write_atomically(path, ET.tostring(ET.ElementTree(suite).getroot(), encoding="utf-8", xml_declaration=True))
+
+
+def completeness(selected: int, run: int, interrupted: bool) -> dict:
+    """Whether a run is whole: summary.json's and the JUnit testsuite's
+    `interrupted`, `selected`, `run` and `not_run`. Downstream (merge,
+    baseline update) refuses a run that is not whole (incomplete)."""
+    return {"interrupted": interrupted, "selected": selected, "run": run, "not_run": max(selected - run, 0)}
+
+
+def incomplete(summary: dict) -> str | None:
+    """Why a run's summary.json is not a whole run, or None."""
+    if summary.get("interrupted"):
+        return (f"the run was interrupted ({summary.get('run')} of {summary.get('selected')} selected tests ran, "
+                f"{summary.get('not_run')} did not)")
+    if summary.get("not_run"):
+        return f"{summary['not_run']} of its {summary.get('selected')} selected tests did not run (stopped early, -x?)"
+    return None
 
 
 def write_summary(summary: dict, path: Path) -> None:

@@ -123,6 +123,12 @@ class Target(ABC):
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [RUNTIME_DIR / "include", RUNTIME_DIR / "runner", *config.library.digest_roots]
 
+    def toolchain_fingerprint(self) -> dict[str, str]:
+        """The versions of the tools this target's counts depend on
+        (compilers, C library, emulator), as the perf gate's baseline records
+        them; empty where nothing is known."""
+        return {}
+
     def compiler_candidates(self, config: BuildConfig) -> list:
         """The harness.compilers.Compiler candidates of a configuration, best
         first; empty where the target has one fixed compiler."""

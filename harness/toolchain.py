@@ -143,6 +143,38 @@ def picolibc_include() -> Path | None:
     return None
 
 
+def version_number(line: str, *, last: bool = False, parts: int = 3) -> str:
+    """The dotted version in a tool's `--version` line (the first, or the
+    last one for GCC's `name (package) 12.2.0`), cut to `parts` numbers;
+    "missing" for a tool that is not there."""
+    numbers = re.findall(r"\d+\.\d+(?:\.\d+)*", line)
+    if line == "missing" or not numbers:
+        return "missing"
+    return ".".join(numbers[-1 if last else 0].split(".")[:parts])
+
+
+def picolibc_version() -> str:
+    include = picolibc_include()
+    try:
+        match = re.search(r'#define __PICOLIBC_VERSION__ "([^"]+)"', (include / "picolibc.h").read_text())
+    except (OSError, TypeError):
+        return "missing"
+    return match.group(1) if match else "missing"
+
+
+@lru_cache(maxsize=None)
+def fingerprint() -> tuple[tuple[str, str], ...]:
+    """What the QEMU target's counts depend on: the compilers' versions (they
+    make the code), picolibc's, and QEMU's major.minor (a stable point
+    release or a Debian rebuild does not change what it counts). The perf
+    gate's baseline records it (harness/perf_gate.py)."""
+    return (("clang", version_number(_first_line([CLANG, "--version"]))),
+            ("clang-19", version_number(_first_line([CLANG19, "--version"]))),
+            ("picolibc", picolibc_version()),
+            ("qemu", version_number(_first_line([QEMU, "--version"]), parts=2)),
+            ("riscv64-unknown-elf-gcc", version_number(_first_line([RISCV_GCC, "--version"]), last=True)))
+
+
 @dataclass(frozen=True)
 class Requirement:
     name: str

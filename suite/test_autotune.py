@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.autotune.cli import check_work, open_tuning, parse_cores, tuning_meta
+from harness.autotune.cli import check_work, open_tuning, tuning_meta
 from harness.autotune.layers import Network, NetworkError, load_network
 from harness.autotune.outputs import best_record, why_not, write_all
 from harness.autotune.strategies import make_strategy
 from harness.autotune.tiler import LayerTooLarge
 from harness.autotune.tuner import tune
+from harness.option_values import core_counts
 
 
 def _network(config) -> Network:
@@ -30,7 +31,7 @@ def _network(config) -> Network:
 
 def _cores(config) -> tuple[int, ...]:
     target = config.pluginmanager.get_plugin("ptl-plugin").target
-    return parse_cores(config.getoption("tune_cores"), target.capabilities.max_cores, "--tune-cores")
+    return core_counts("--tune-cores", config.getoption("tune_cores"), target.capabilities.max_cores)
 
 
 def pytest_generate_tests(metafunc):

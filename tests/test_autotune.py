@@ -80,7 +80,9 @@ def test_a_malformed_network_names_the_file_the_layer_and_the_field(tmp_path, te
 
 @pytest.mark.parametrize("args, message", [
     (["--l1-bytes", "0"], "--l1-bytes 0: must be a positive number"),
-    (["--cores", "9"], "--cores 9: each must be between 1 and 8"),
+    (["--cores", "9"], "--cores 9: must be comma-separated core counts, each between 1 and 8"),
+    (["--cores", "1,x"], "--cores 1,x: must be comma-separated core counts"),
+    (["--run-timeout", "nan"], "--run-timeout nan: must be a positive number of seconds"),
     (["--layer", "nosuch"], "--layer nosuch: not in"),
     (["--steps", "xx"], "--steps xx"),
     (["--tiles", "0"], "--tiles 0"),
@@ -535,8 +537,7 @@ def test_a_long_enumeration_reports_its_progress_to_the_end():
 # ---- the pytest mode: options checked once --------------------------------------------------------
 
 @pytest.mark.parametrize("text, extra, message", [
-    (SMALL_NET, ["--tune-cores", "0"], "--tune-cores 0: each must be between 1 and 8"),
-    (SMALL_NET, ["--tune-cores", "x"], "--tune-cores x: expected comma-separated integers"),
+    # --tune-cores is checked before collection: tests/test_options.py
     (f"[[layer]]\nname = 'if'\n{LINEAR}[[layer]]\nname = 'IF'\n{LINEAR}", [], "both become the C macro prefix IF_"),
 ])
 def test_a_bad_tuning_in_the_pytest_mode_is_one_error_not_one_per_test(tmp_path, text, extra, message):

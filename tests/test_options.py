@@ -1,11 +1,14 @@
 """Every option is validated before anything runs: one line naming the
 option, the value and what is allowed, pytest's usage-error status, no
 traceback. And the artefact cache key holds every build option."""
+import os
+import re
 import subprocess
 import sys
 
 import pytest
 
+from harness import option_values
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
 from harness.targets.host import HostTarget
@@ -18,7 +21,16 @@ USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR
     (["--target", "nosuch"], "--target nosuch: unknown target; choose one of host, qemu, gvsoc, board, or auto"),
     (["--l1-bytes", "-5"], "--l1-bytes -5: must be a positive number of bytes"),
     (["--l1-bytes", "0"], "--l1-bytes 0: must be a positive number of bytes"),
-    (["--run-timeout", "0"], "--run-timeout 0.0: must be a positive number of seconds"),
+    (["--run-timeout", "0"], "--run-timeout 0: must be a positive number of seconds"),
+    (["--run-timeout", "abc"], "--run-timeout abc: must be a positive number of seconds"),
+    (["--perf-threshold", "nan"], "--perf-threshold nan: must be a finite fraction of 0 or more"),
+    (["--perf-threshold", "-1"], "--perf-threshold -1: must be a finite fraction of 0 or more"),
+    (["--perf-threshold", "inf"], "--perf-threshold inf: must be a finite fraction of 0 or more"),
+    (["--l1-bytes", "1e3"], "--l1-bytes 1e3: must be a positive number of bytes"),
+    (["--board-attempts", "0"], "--board-attempts 0: must be a whole number of at least 1"),
+    (["--board-quarantine-after", "x"], "--board-quarantine-after x: must be a whole number of at least 1"),
+    (["--ptl-failure-lines", "-1"], "--ptl-failure-lines -1: must be a whole number of 0 or more"),
+    (["--ptl-failure-lines", "many"], "--ptl-failure-lines many: must be a whole number of 0 or more"),
     (["--run-timeout", "nan"], "--run-timeout nan: must be a positive number of seconds"),
     (["--sanitize", "thread", "--target", "qemu"], "--sanitize thread: sanitizers exist on the host target only"),
     (["--reports-dir", "README.md/reports"], "--reports-dir README.md/reports: README.md is a file"),
@@ -30,6 +42,59 @@ def test_a_bad_option_is_one_usage_error_without_a_traceback(args, says):
     assert result.returncode == USAGE_ERROR, result.stdout + result.stderr
     assert says in result.stderr
     assert "Traceback" not in result.stdout + result.stderr and "INTERNALERROR" not in result.stdout
+
+
+@pytest.mark.parametrize("variable, value, says", [
+    ("PTL_RUN_TIMEOUT", "abc", "PTL_RUN_TIMEOUT=abc: must be a positive number of seconds"),
+    ("PTL_RUN_TIMEOUT", "-3", "PTL_RUN_TIMEOUT=-3: must be a positive number of seconds"),
+    ("PTL_PERF_GATE", "maybe", "PTL_PERF_GATE=maybe: must be on or off (1/true/yes/on or 0/false/no/off)"),
+    ("PTL_BOARD_ATTEMPTS", "x", "PTL_BOARD_ATTEMPTS=x: must be a whole number of at least 1"),
+    ("PTL_BOARD_QUARANTINE_AFTER", "0", "PTL_BOARD_QUARANTINE_AFTER=0: must be a whole number of at least 1"),
+    ("PTL_BOARD_ANSWER_TIMEOUT", "nan", "PTL_BOARD_ANSWER_TIMEOUT=nan: must be a positive number of seconds"),
+    ("PTL_LABGRID_RESERVE_TIMEOUT", "0", "PTL_LABGRID_RESERVE_TIMEOUT=0: must be a positive number of seconds"),
+    ("PTL_QEMU_CONSOLE", "serial", "PTL_QEMU_CONSOLE=serial: must be one of semihost, uart"),
+])
+def test_a_bad_environment_variable_is_one_usage_error_naming_it(variable, value, says):
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_pool.py", "-p", "no:xdist", "-q",
+                             "--collect-only"], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                            env={**os.environ, variable: value})
+    assert result.returncode == USAGE_ERROR, result.stdout + result.stderr
+    assert says in result.stderr
+    assert "Traceback" not in result.stdout + result.stderr and "INTERNALERROR" not in result.stdout
+
+
+@pytest.mark.parametrize("value, gated", [("1", True), ("TRUE", True), ("yes", True), ("on", True),
+                                          ("0", False), ("false", False), ("No", False), ("off", False), ("", False)])
+def test_ptl_perf_gate_takes_the_usual_spellings_and_0_is_off(tmp_path, value, gated):
+    """With the gate on, a missing baseline is a usage error; off, it is never read."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_pool.py", "-p", "no:xdist", "-q",
+                             "--collect-only", "--perf-baseline", str(tmp_path / "none.txt")],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120,
+                            env={**os.environ, "PTL_PERF_GATE": value})
+    assert result.returncode == (USAGE_ERROR if gated else 0), result.stdout + result.stderr
+    assert ("--perf-gate: no baseline at" in result.stderr) == gated
+
+
+@pytest.mark.parametrize("text, cores", [(None, (8,)), ("", (8,)), ("8,1,1", (1, 8)), (" 2 ", (2,))])
+def test_core_lists_are_read_one_way(text, cores):
+    assert option_values.core_counts("--cores", text, 8) == cores
+
+
+@pytest.mark.parametrize("text", ["0", "9", "1,,2", "a", "1.5", "-1"])
+def test_a_bad_core_list_names_the_option_and_the_range(text):
+    with pytest.raises(option_values.OptionValueError, match=f"^--cores {re.escape(text)}: must be comma-separated "
+                                                             f"core counts, each between 1 and 8"):
+        option_values.core_counts("--cores", text, 8)
+
+
+def test_tune_cores_0_in_the_pytest_mode_is_one_error_before_any_test(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_autotune.py", "-p", "no:xdist", "-q",
+                             "--tune", "networks/ds_cnn.toml", "--target", "host", "--tune-cores", "0",
+                             "--reports-dir", str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == USAGE_ERROR, result.stdout + result.stderr
+    assert result.stderr.strip() == ("ERROR: --tune-cores 0: must be comma-separated core counts, each between 1 and 8 "
+                                     "(the target's cores), e.g. 1,8")
+    assert "Traceback" not in result.stdout + result.stderr and " error" not in result.stdout
 
 
 def test_the_cli_passes_a_bad_target_to_the_same_check():

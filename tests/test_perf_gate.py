@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,11 +40,18 @@ def test_verdicts_new_same_improved_and_regressed_beyond_the_threshold():
     assert perf_gate.judge(Counts("instructions", 101, 400), base, 0.02)[0] == "same"
 
 
-def _write_results(path: Path, rows: list[tuple]) -> None:
+TOOLCHAIN = {"riscv64-unknown-elf-gcc": "12.2.0", "qemu": "7.2"}
+
+
+def _write_results(path: Path, rows: list[tuple], **summary) -> None:
+    """A run's results.csv, and its summary.json (a whole run unless summary says otherwise)."""
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["test_id", "outcome", "target", "unit", "latency", "work"])
+        writer.writerow(["test_id", "outcome", "target", "unit", "latency", "work", "failure_class"][:len(rows[0])])
         writer.writerows(rows)
+    whole = {"interrupted": False, "selected": len(rows), "run": len(rows), "not_run": 0, "shard": None,
+             "partial": [], "toolchain": TOOLCHAIN}
+    (path.parent / "summary.json").write_text(json.dumps({**whole, **summary}))
 
 
 def test_the_update_refuses_results_of_another_target_and_reports_changes(tmp_path):
@@ -69,13 +77,15 @@ def test_the_baseline_is_one_line_per_case_and_reads_back_exactly(tmp_path):
               "lin-fp32-fw-N7-mm-c8": Counts("instructions", 90, 610),
               "lin-fp32-fw-N7-mm_unroll_2x2-c8": Counts("instructions", 70, 530),
               "act-fp16-bw-N3-direct-c2": Counts("instructions", 40, 75)}
-    text = perf_gate.format_baseline(counts, "qemu")
-    assert text.splitlines()[2:] == ["act-fp16-bw-N3 direct-c2=40/75",
+    text = perf_gate.format_baseline(counts, "qemu", TOOLCHAIN)
+    assert text.splitlines()[1] == "# toolchain: qemu=7.2 riscv64-unknown-elf-gcc=12.2.0"
+    assert text.splitlines()[3:] == ["act-fp16-bw-N3 direct-c2=40/75",
                                      "lin-fp32-fw-N7 mm-c1=500 mm-c8=90/610 mm_unroll_2x2-c8=70/530"]
     (tmp_path / "qemu.txt").write_text(text)
     assert perf_gate.read_baseline(tmp_path / "qemu.txt") == counts
+    assert perf_gate.read_toolchain(tmp_path / "qemu.txt") == TOOLCHAIN
     (tmp_path / "bad.txt").write_text(text + "lin-fp32-fw-N9 mm-c1=12x\n")
-    with pytest.raises(BaselineError, match="bad.txt:5: 'mm-c1=12x' is not"):
+    with pytest.raises(BaselineError, match="bad.txt:6: 'mm-c1=12x' is not"):
         perf_gate.read_baseline(tmp_path / "bad.txt")
 
 
@@ -105,7 +115,8 @@ def test_the_gate_passes_lib_c_as_landed_and_fails_exactly_the_slowed_kernel(tmp
     del baseline[others[0]]
     was = baseline[others[1]]
     baseline[others[1]] = Counts(was.unit, was.latency + 1, was.work + 1)
-    (tmp_path / "qemu.txt").write_text(perf_gate.format_baseline(baseline, "qemu"))
+    here = perf_gate.read_toolchain(perf_gate.baseline_path("qemu"))
+    (tmp_path / "qemu.txt").write_text(perf_gate.format_baseline(baseline, "qemu", here))
     slower = mutant_library(tmp_path / "lib", SLOWER_2X2)
     rows, summary = _run(slower, tmp_path, "slower", "--perf-gate", "--perf-baseline", str(tmp_path / "qemu.txt"))
     failed = {i for i, r in rows.items() if r["outcome"] == "failed"}
@@ -117,3 +128,100 @@ def test_the_gate_passes_lib_c_as_landed_and_fails_exactly_the_slowed_kernel(tmp
     assert summary["perf"]["counts"] == {"regressed": len(failed), "improved": 1, "new": 1,
                                          "same": len(rows) - len(failed) - 2}
     assert summary["perf"]["improved"] == [others[1]] and summary["perf"]["new"] == [others[0]]
+
+
+def test_the_committed_baseline_records_this_machines_toolchain():
+    """Debian 12: GCC 12.2, picolibc, clang 14, QEMU 7.2 (the gate test above runs against it)."""
+    recorded = perf_gate.read_toolchain(perf_gate.baseline_path("qemu"))
+    assert recorded is not None and recorded["riscv64-unknown-elf-gcc"].startswith("12.2")
+    assert recorded["qemu"] == "7.2" and recorded["clang"].startswith("14.") and "picolibc" in recorded
+    if make_target("qemu").unavailable_reason() is None:
+        assert perf_gate.toolchain_differences(recorded, make_target("qemu").toolchain_fingerprint()) is None
+
+
+@pytest.mark.parametrize("recorded", [{"riscv64-unknown-elf-gcc": "13.2.0", "qemu": "8.2"}, None],
+                         ids=["ubuntu-24.04", "none"])
+def test_the_gate_refuses_a_baseline_of_another_toolchain_in_one_line(tmp_path, recorded):
+    baseline = tmp_path / "qemu.txt"
+    baseline.write_text(perf_gate.format_baseline({"a-k-c1": Counts("instructions", 1, 1)}, "qemu", recorded))
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_linalg.py"), "-p", "no:xdist",
+                             "-q", "--collect-only", "--target", "qemu", "--perf-gate", "--perf-baseline",
+                             str(baseline)], cwd=ROOT, capture_output=True, text=True)
+    differs = perf_gate.toolchain_differences(recorded, make_target("qemu").toolchain_fingerprint())
+    assert differs and ("riscv64-unknown-elf-gcc 13.2.0 there" in differs if recorded else "records no" in differs)
+    assert result.returncode == 4, result.stdout[-2000:] + result.stderr
+    assert f"--perf-gate: {baseline} was recorded with another toolchain ({differs})" in result.stderr
+    assert "--perf-gate-foreign-toolchain=report" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(make_target("qemu").unavailable_reason() is not None, reason="needs the qemu target")
+def test_a_foreign_toolchain_is_reported_without_failing_when_asked(tmp_path):
+    here = perf_gate.read_toolchain(perf_gate.baseline_path("qemu"))
+    committed = perf_gate.read_baseline(perf_gate.baseline_path("qemu"))
+    lower = {i: Counts(c.unit, c.latency - 1, c.work - 1) for i, c in committed.items() if i.startswith("matmul-fp32")}
+    (tmp_path / "qemu.txt").write_text(perf_gate.format_baseline(lower, "qemu", {**here, "qemu": "8.2"}))
+    rows, summary = _run(LIBRARY, tmp_path, "foreign", "--perf-gate", "--perf-baseline", str(tmp_path / "qemu.txt"),
+                         "--perf-gate-foreign-toolchain=report")
+    assert rows and {r["outcome"] for r in rows.values()} == {"passed"}      # nothing failed ...
+    assert {r["perf"] for r in rows.values()} == {"regressed"}               # ... and every change is reported
+    assert summary["perf"]["foreign_toolchain"] == f"qemu 8.2 there, {here['qemu']} here"
+    assert summary["perf"]["counts"]["regressed"] == len(rows)
+
+
+def _baseline(path: Path, counts: dict, toolchain=TOOLCHAIN) -> None:
+    path.write_text(perf_gate.format_baseline(counts, "qemu", toolchain))
+
+
+@pytest.mark.parametrize("summary, reason", [
+    ({"partial": ["-k relu"]}, "-k relu"),
+    ({"shard": {"index": 2, "count": 4}}, "shard 2/4"),
+    ({"interrupted": True, "selected": 9, "run": 2, "not_run": 7}, "the run was interrupted (2 of 9 selected"),
+    ({"not_run": 3, "selected": 5}, "3 of its 5 selected tests did not run"),
+])
+def test_the_update_refuses_a_partial_run_and_changes_nothing(tmp_path, summary, reason):
+    _baseline(tmp_path / "qemu.txt", {"a-k-c1": Counts("instructions", 10, 40), "b-k-c1": Counts("instructions", 5, 5)})
+    before = (tmp_path / "qemu.txt").read_text()
+    _write_results(tmp_path / "results.csv", [("a-k-c1", "passed", "qemu", "instructions", 9, 40)], **summary)
+    with pytest.raises(BaselineError, match=f"is not a whole run \\({re.escape(reason)}.*add --partial"):
+        perf_gate.update(tmp_path / "results.csv", "qemu", tmp_path / "qemu.txt")
+    assert (tmp_path / "qemu.txt").read_text() == before and not (tmp_path / "qemu.seconds").exists()
+    cli = subprocess.run([sys.executable, "-m", "harness", "baseline", "update", "--from", str(tmp_path / "results.csv"),
+                          "--out", str(tmp_path / "qemu.txt")], cwd=ROOT, capture_output=True, text=True)
+    assert cli.returncode == 2 and cli.stderr.startswith("baseline: ") and cli.stderr.count("\n") == 1
+    assert (tmp_path / "qemu.txt").read_text() == before
+
+
+def test_an_update_without_the_runs_summary_is_refused(tmp_path):
+    _write_results(tmp_path / "results.csv", [("a-k-c1", "passed", "qemu", "instructions", 9, 40)])
+    (tmp_path / "summary.json").unlink()
+    with pytest.raises(BaselineError, match="no readable summary.json beside it"):
+        perf_gate.update(tmp_path / "results.csv", "qemu", tmp_path / "qemu.txt")
+    (tmp_path / "summary.json").write_text("[1")
+    with pytest.raises(BaselineError, match="summary.json: not a run's summary"):
+        perf_gate.update(tmp_path / "results.csv", "qemu", tmp_path / "qemu.txt")
+
+
+def test_partial_merges_only_the_variants_present_and_updates_those_the_gate_failed(tmp_path):
+    old = {"a-k-c1": Counts("instructions", 10, 40), "b-k-c1": Counts("instructions", 5, 5),
+           "z-k-c1": Counts("instructions", 7, 7)}
+    _baseline(tmp_path / "qemu.txt", old)
+    (tmp_path / "qemu.seconds").write_text("# ptl case seconds: target qemu\nz 3.0\n")
+    _write_results(tmp_path / "results.csv", [("a-k-c1", "passed", "qemu", "instructions", 9, 40, ""),
+                                              ("b-k-c1", "failed", "qemu", "instructions", 6, 6, "perf"),
+                                              ("c-k-c1", "passed", "qemu", "instructions", 3, 3, ""),
+                                              ("d-k-c1", "failed", "qemu", "instructions", 8, 8, "numeric")],
+                   partial=["-k a or b or c or d"])
+    lines = perf_gate.update(tmp_path / "results.csv", "qemu", tmp_path / "qemu.txt", partial=True)
+    assert lines[0].endswith("4 variants; 1 new, 0 gone, 2 changed (1 slower, 1 faster); --partial: 3 variants of "
+                             f"{tmp_path / 'results.csv'} merged, 1 others kept as they were")
+    assert "  b-k-c1: latency 5 -> 6, work 5 -> 6" in lines     # failed only the gate: updated, not dropped
+    assert perf_gate.read_baseline(tmp_path / "qemu.txt") == {
+        "a-k-c1": Counts("instructions", 9, 40), "b-k-c1": Counts("instructions", 6, 6),
+        "c-k-c1": Counts("instructions", 3, 3), "z-k-c1": old["z-k-c1"]}          # z untouched, d (numeric) not added
+    assert set((tmp_path / "qemu.seconds").read_text().split()) >= {"z", "a", "b", "c"}
+
+    # --partial never mixes toolchains.
+    _baseline(tmp_path / "other.txt", old, {"riscv64-unknown-elf-gcc": "13.2.0", "qemu": "8.2"})
+    with pytest.raises(BaselineError, match="--partial: .*other.txt was made with another toolchain"):
+        perf_gate.update(tmp_path / "results.csv", "qemu", tmp_path / "other.txt", partial=True)

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,9 @@ def test_sharded_reports_merge_into_the_unsharded_outcome(tmp_path):
     assert outcomes(tmp_path / "merged") == outcomes(tmp_path / "whole")
     assert merged["outcomes"] == json.loads((tmp_path / "whole" / "summary.json").read_text())["outcomes"]
     assert [s["index"] for s in merged["shards"]] == [1, 2] and merged["balance"] >= 1.0
+    assert merged["interrupted"] is False and merged["not_run"] == 0 and merged["run"] == len(outcomes(tmp_path / "whole"))
+    assert merged["partial"] == [f"-k {SLICE}", "only " + str(ROOT / "suite" / "test_pool.py")]  # baseline update
+    assert merged["toolchain"] == json.loads((tmp_path / "whole" / "summary.json").read_text())["toolchain"]
 
     job_summary = tmp_path / "step_summary.md"
     job_summary.write_text("earlier steps\n")
@@ -116,7 +120,24 @@ def test_sharded_reports_merge_into_the_unsharded_outcome(tmp_path):
         edit(damaged, tmp_path / "s1")
         with pytest.raises(MergeError, match=error):
             merge([tmp_path / "s1", damaged], tmp_path / "bad")
+        # the command: one line, exit 2, no traceback
+        result = subprocess.run([sys.executable, "-m", "harness", "merge", str(tmp_path / "s1"), str(damaged),
+                                 "--out", str(tmp_path / "bad")], cwd=ROOT, capture_output=True, text=True)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, (name, result.stderr)
+        assert result.stderr.startswith("merge: ") and "Traceback" not in result.stderr, (name, result.stderr)
     assert not (tmp_path / "bad").exists()                      # nothing written for a refused merge
+
+    # Two gated shards: the same baseline and threshold merge, different ones do not.
+    gate = {"baseline": "reports/baseline/host.txt", "baseline_digest": "a" * 64, "threshold": 0.0,
+            "foreign_toolchain": None, "counts": {}, "regressed": [], "improved": [], "new": []}
+    for i, digest in ((1, "a" * 64), (2, "b" * 64)):
+        shutil.copytree(tmp_path / f"s{i}", tmp_path / f"g{i}")
+        _edit_json("summary.json", lambda d, _: d.update(perf={**gate, "baseline_digest": digest}))(
+            tmp_path / f"g{i}", tmp_path / "s1")
+    with pytest.raises(MergeError, match="performance gate .*'baseline_digest': 'b+'.* differs from .*'a+'"):
+        merge([tmp_path / "g1", tmp_path / "g2"], tmp_path / "bad")
+    _edit_json("summary.json", lambda d, _: d.update(perf=gate))(tmp_path / "g2", tmp_path / "s1")
+    assert merge([tmp_path / "g1", tmp_path / "g2"], tmp_path / "gated")["perf"]["baseline_digest"] == "a" * 64
 
 
 def _edit_json(name: str, change):
@@ -126,6 +147,31 @@ def _edit_json(name: str, change):
         change(data, json.loads((shard1 / "shard.json").read_text()))
         (directory / name).write_text(json.dumps(data))
     return edit
+
+
+def _edit_text(name: str, change):
+    def edit(directory: Path, shard1: Path) -> None:
+        (directory / name).write_text(change((directory / name).read_text()))
+    return edit
+
+
+def _edit_junit(change):
+    """change(the testsuite element)"""
+    def edit(directory: Path, shard1: Path) -> None:
+        tree = ET.parse(directory / "junit.xml")
+        change(tree.getroot())
+        tree.write(directory / "junit.xml", encoding="utf-8", xml_declaration=True)
+    return edit
+
+
+def _drop_half(suite) -> None:
+    for case in list(suite.iter("testcase"))[::2]:
+        suite.remove(case)
+
+
+def _fail_one(suite) -> None:
+    case = next(c for c in suite.iter("testcase") if c.find("skipped") is None and c.find("failure") is None)
+    ET.SubElement(case, "failure", message="made up")
 
 
 def _edit_rows(change):
@@ -150,4 +196,28 @@ _DAMAGE = [  # (name, damage to shard 2's reports, the merge's complaint)
     ("short", _edit_json("shard.json", lambda s, _: s["ids"].pop()), "hold \\d+ test ids, not the \\d+"),
     ("lost", _edit_rows(lambda rows: rows[1:]), "reported no result for 1 of its"),
     ("twice", _edit_rows(lambda rows: rows + rows[:1]), "1 test ids reported twice"),
+    # the files of one shard must agree
+    ("junit-short", _edit_junit(_drop_half), "junit.xml: \\d+ test cases for the \\d+ rows of results.csv: \\d+ "
+                                             "test cases of results.csv missing"),
+    ("junit-outcome", _edit_junit(_fail_one), "junit.xml: 1 test cases whose outcome is not results.csv's"),
+    ("summary-counts", _edit_json("summary.json", lambda s, _: s["outcomes"].update(passed=s["outcomes"]["passed"] + 1)),
+     "summary.json: outcomes .* are not results.csv's"),
+    ("interrupted", _edit_json("summary.json", lambda s, _: s.update(interrupted=True, run=3, not_run=s["selected"] - 3)),
+     "the run was interrupted \\(3 of \\d+ selected tests ran"),
+    # every shard run alike
+    ("gated", _edit_json("summary.json", lambda s, _: s.update(perf={"baseline": "b.txt", "threshold": 0.0})),
+     "performance gate .*b.txt.* differs from .* off; every shard needs the same --perf-gate"),
+    ("toolchain", _edit_json("summary.json", lambda s, _: s.update(toolchain={"gcc": "13.2.0"})),
+     "toolchain {'gcc': '13.2.0'} differs"),
+    # malformed files: one line each
+    ("spec-json", _edit_text("shard.json", lambda t: t[:-5]), "not a shard's reports .*: "),
+    ("spec-type", _edit_json("shard.json", lambda s, _: s.update(index="2")),
+     "shard.json: \"index\" \\(the shard's number\\) is '2', expected a int"),
+    ("spec-ids", _edit_json("shard.json", lambda s, _: s.update(ids=None)), "shard.json: \"ids\" .* expected a list"),
+    ("summary-list", _edit_text("summary.json", lambda t: "[]"), "summary.json: not a run's summary"),
+    ("summary-outcomes", _edit_json("summary.json", lambda s, _: s.update(outcomes="all passed")),
+     "summary.json: not a run's summary"),
+    ("csv-column", _edit_rows(lambda rows: [{k: v for k, v in r.items() if k != "failure_class"} for r in rows]),
+     "results.csv: no column failure_class \\(expected the columns test_id, "),
+    ("junit-xml", _edit_text("junit.xml", lambda t: t[:len(t) // 2]), "not a shard's reports .*junit.xml"),
 ]

@@ -23,6 +23,7 @@ from harness.autotune.strategies import STRATEGIES, make_strategy
 from harness.autotune.tiler import LayerTooLarge, check_holdable
 from harness.autotune.tuner import Evaluator, StepResult, tune
 from harness.failures import CaseFailure
+from harness.option_values import OptionValueError, core_counts
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
@@ -54,18 +55,11 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_cores(text: str | None, max_cores: int, option: str = "--cores") -> tuple[int, ...]:
-    """The core counts of --cores (and the pytest mode's --tune-cores): the
-    target's maximum when not given. ValueError says what is wrong in one line."""
-    if text is None:
-        return (max_cores,)
+def _cores(text: str | None, max_cores: int, error) -> tuple[int, ...]:
     try:
-        cores = tuple(sorted({int(c) for c in text.split(",")}))
-    except ValueError:
-        raise ValueError(f"{option} {text}: expected comma-separated integers, e.g. 8 or 1,2,4,8") from None
-    if not cores or cores[0] < 1 or cores[-1] > max_cores:
-        raise ValueError(f"{option} {text}: each must be between 1 and {max_cores} (the target's cores)")
-    return cores
+        return core_counts("--cores", text, max_cores)
+    except OptionValueError as exc:
+        error(str(exc))
 
 
 def _select(network: Network, layers: list[str], error) -> Network:
@@ -205,10 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     except (NetworkError, ValueError, LayerTooLarge) as exc:
         p.error(str(exc))
     target = choose_target(args.target)
-    try:
-        cores = parse_cores(args.cores, target.capabilities.max_cores)
-    except ValueError as exc:
-        p.error(str(exc))
+    cores = _cores(args.cores, target.capabilities.max_cores, p.error)
     l1 = args.l1_bytes or target.capabilities.l1_bytes or 64 * 1024
     if not args.replay and target.unavailable_reason():
         print(f"autotune: target {target.name} is not available: {target.unavailable_reason()}", file=sys.stderr)

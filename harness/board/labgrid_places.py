@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import atexit
-import os
 import re
 import shutil
 import signal
@@ -27,9 +26,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness import option_values
 from harness.board.inventory import Board, Inventory, board_from_place
 
-RESERVE_TIMEOUT = float(os.environ.get("PTL_LABGRID_RESERVE_TIMEOUT", 120))
+
+
+def reserve_timeout() -> float:
+    """Seconds to wait for a reservation: PTL_LABGRID_RESERVE_TIMEOUT, else 120."""
+    return option_values.env_number("PTL_LABGRID_RESERVE_TIMEOUT", 120.0, "a positive number of seconds", above=0)
 
 
 class LabgridError(Exception):
@@ -74,7 +78,7 @@ class LabgridPlaces:
         boards = []
         try:
             for _ in range(self.config["places"]):
-                out = self.client("reserve", "--wait", "--shell", *tags, timeout=RESERVE_TIMEOUT)
+                out = self.client("reserve", "--wait", "--shell", *tags, timeout=reserve_timeout())
                 match = re.search(r"LG_TOKEN=(\S+)", out)
                 if not match:
                     raise LabgridError(f"reserve answered without a token: {out.strip()!r}")

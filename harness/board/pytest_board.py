@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import option_values
 from harness.board.inventory import InventoryError, load, write
 
 STATE_KEY = pytest.StashKey[dict]()
@@ -27,11 +28,33 @@ def add_options(parser) -> None:
                     help="board inventory (harness/board/inventory.py); env PTL_BOARDS")
     group.addoption("--board-tags", default=os.environ.get("PTL_BOARD_TAGS", ""), metavar="TAG,...",
                     help="use only the boards that have all these tags")
-    group.addoption("--board-attempts", type=int, default=int(os.environ.get("PTL_BOARD_ATTEMPTS", 3)),
-                    help="boards a case may try when a board or its link fails (transport, timeout, load)")
-    group.addoption("--board-quarantine-after", type=int,
-                    default=int(os.environ.get("PTL_BOARD_QUARANTINE_AFTER", 3)),
-                    help="consecutive failures that quarantine a board for the session")
+    group.addoption("--board-attempts", default=None,
+                    help="boards a case may try when a board or its link fails (transport, timeout, load); "
+                         "default PTL_BOARD_ATTEMPTS, else 3")
+    group.addoption("--board-quarantine-after", default=None,
+                    help="consecutive failures that quarantine a board for the session; "
+                         "default PTL_BOARD_QUARANTINE_AFTER, else 3")
+
+
+# option -> (environment variable, default); each a whole number of at least 1
+COUNTS = {"board_attempts": ("PTL_BOARD_ATTEMPTS", 3), "board_quarantine_after": ("PTL_BOARD_QUARANTINE_AFTER", 3)}
+
+
+def check_numbers(config) -> None:
+    """The farm's number options and variables (harness/option_values.py),
+    replaced by their values; checked whatever the target."""
+    expected = "a whole number of at least 1"
+    try:
+        for option, (variable, default) in COUNTS.items():
+            given = getattr(config.option, option)
+            setattr(config.option, option,
+                    option_values.env_number(variable, default, expected, integer=True, minimum=1) if given is None
+                    else option_values.number(f"--{option.replace('_', '-')}", given, expected, integer=True,
+                                              minimum=1))
+        option_values.env_number("PTL_BOARD_ANSWER_TIMEOUT", 1.0, "a positive number of seconds", above=0)
+        option_values.env_number("PTL_LABGRID_RESERVE_TIMEOUT", 120.0, "a positive number of seconds", above=0)
+    except option_values.OptionValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def configure(config) -> None:
@@ -43,9 +66,6 @@ def configure(config) -> None:
     if not boards:
         raise pytest.UsageError("--target board needs a board inventory: --boards FILE.toml (or PTL_BOARDS); "
                                 "`python -m harness boards serve` starts virtual boards and writes one")
-    for option in ("board_attempts", "board_quarantine_after"):
-        if config.getoption(option) < 1:
-            raise pytest.UsageError(f"--{option.replace('_', '-')} {config.getoption(option)}: must be at least 1")
     os.environ["PTL_BOARD_ATTEMPTS"] = str(config.getoption("board_attempts"))
     os.environ["PTL_BOARD_QUARANTINE_AFTER"] = str(config.getoption("board_quarantine_after"))
     os.environ["PTL_BOARD_TAGS"] = config.getoption("board_tags")

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import failures
+from harness import failures, option_values
 from harness.board import drivers
 from harness.board.drivers import BoardFault
 from harness.board.farm import BoardFarm, Lease
@@ -56,8 +56,11 @@ class BoardTarget(Target):
                  quarantine_after: int | None = None, tags: list[str] | None = None):
         env = os.environ
         self.inventory_path = inventory or env.get("PTL_BOARDS")
-        self.attempts = attempts or int(env.get("PTL_BOARD_ATTEMPTS", 3))
-        self.answer_timeout = float(env.get("PTL_BOARD_ANSWER_TIMEOUT", 1.0))
+        # checked at configure time (harness/board/pytest_board.py)
+        count = "a whole number of at least 1"
+        self.attempts = attempts or option_values.env_number("PTL_BOARD_ATTEMPTS", 3, count, integer=True, minimum=1)
+        self.answer_timeout = option_values.env_number("PTL_BOARD_ANSWER_TIMEOUT", 1.0, "a positive number of seconds",
+                                                       above=0)
         tags = tags if tags is not None else [t for t in env.get("PTL_BOARD_TAGS", "").split(",") if t]
         self.qemu = qemu.QemuTarget()
         self.problem: str | None = None
@@ -90,7 +93,8 @@ class BoardTarget(Target):
             counter_unit=unit, payload_delivery="serial",
             l1_bytes=min((b.l1_bytes for b in self.boards), default=64 * 1024))
         self._farm: BoardFarm | None = None
-        self._quarantine_after = quarantine_after or int(env.get("PTL_BOARD_QUARANTINE_AFTER", 3))
+        self._quarantine_after = quarantine_after or option_values.env_number(
+            "PTL_BOARD_QUARANTINE_AFTER", 3, count, integer=True, minimum=1)
         self._state_dir = state_dir or env.get("PTL_BOARD_STATE")
 
     @property
@@ -117,6 +121,10 @@ class BoardTarget(Target):
     def build_material(self, config: BuildConfig) -> dict:
         return {**self.qemu.build_material(config), "target": self.name, "platform": self.platform,
                 "board_flags": BOARD_FLAGS}
+
+    def toolchain_fingerprint(self) -> dict[str, str]:
+        """The firmware's compilers; the board, not QEMU, makes the counts."""
+        return {tool: version for tool, version in self.qemu.toolchain_fingerprint().items() if tool != "qemu"}
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [*self.qemu.source_roots(config), BOARD_RUNTIME]

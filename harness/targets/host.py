@@ -42,6 +42,11 @@ class HostTarget(Target):
                 Compiler(qemu_toolchain.CLANG19, (qemu_toolchain.CLANG19,),
                          tuple(f for f in qemu_toolchain.CLANG19_FLAGS if f != "-gdwarf-4"))]
 
+    def toolchain_fingerprint(self) -> dict[str, str]:
+        return {self.compiler: qemu_toolchain.version_number(tool_version([self.compiler, "--version"]), last=True),
+                qemu_toolchain.CLANG19: qemu_toolchain.version_number(
+                    tool_version([qemu_toolchain.CLANG19, "--version"]))}
+
     def unavailable_reason(self) -> str | None:
         if self.team_order not in TEAM_ORDERS:
             return f"PTL_TEAM_ORDER={self.team_order!r} is not a team order; use one of {', '.join(TEAM_ORDERS)}"

@@ -29,7 +29,6 @@ every run and whatever the machine's load, instead of after the wall-clock
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import signal
@@ -44,6 +43,7 @@ from harness import toolchain
 from harness.build_units import Toolchain, UnitReport, build_runner
 from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
+from harness.option_values import env_number
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
                             compile_command, tool_version)
 
@@ -127,31 +127,26 @@ def cpu_option(fp16_format: str) -> str:
 
 
 def insn_budget_from_env() -> int:
-    """INSN_BUDGET, or PTL_QEMU_INSN_BUDGET (a whole number; 1e9 is accepted)."""
-    text = os.environ.get("PTL_QEMU_INSN_BUDGET", "").strip()
-    if not text:
-        return INSN_BUDGET
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 1 and value == int(value)):
-        raise ValueError(f"PTL_QEMU_INSN_BUDGET={text!r}: expected a positive whole number of instructions "
-                         f"per measured region (default {INSN_BUDGET:.0e})")
-    return int(value)
+    """INSN_BUDGET, or PTL_QEMU_INSN_BUDGET."""
+    return env_number("PTL_QEMU_INSN_BUDGET", INSN_BUDGET,
+                      f"a positive whole number of instructions per measured region (default {INSN_BUDGET})",
+                      integer=True, minimum=1)
 
 
 def _qemu_path(path: Path) -> str:
     return str(path).replace(",", ",,")  # QEMU option syntax doubles commas
 
 
+CONSOLES = ("semihost", "uart")
+
+
 class QemuTarget(Target):
     name = "qemu"
 
     def __init__(self, console: str | None = None):
-        self.console = console or os.environ.get("PTL_QEMU_CONSOLE", "semihost")
-        if self.console not in ("semihost", "uart"):
-            raise ValueError(f"QEMU console must be 'semihost' or 'uart', not {self.console!r}")
+        self.console = console or os.environ.get("PTL_QEMU_CONSOLE") or "semihost"
+        if self.console not in CONSOLES:
+            raise ValueError(f"QEMU console must be one of {', '.join(CONSOLES)}, not {self.console!r}")
         formats = ("bf16", "fp16") if toolchain.clang_has_zfh() or toolchain.clang19_has_zfh() else ("bf16",)
         self.capabilities = Capabilities(fp16_formats=formats, max_cores=HARTS,
                                          counter_unit="instructions", payload_delivery="loader")
@@ -180,6 +175,9 @@ class QemuTarget(Target):
                 "host_cc": tool_version([toolchain.HOST_CC, "--version"]),
                 "qemu": tool_version([toolchain.QEMU, "--version"]),
                 "flags": self.cflags(config.fp16_format), **self.compiler_choice(config).material()}
+
+    def toolchain_fingerprint(self) -> dict[str, str]:
+        return dict(toolchain.fingerprint())
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [*super().source_roots(config), *runtime_sources(), LINK_SCRIPT, LAYOUT_HEADER,
