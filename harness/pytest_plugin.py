@@ -100,6 +100,7 @@ class PtlPlugin:
         self.worker_builds: dict[str, str] = {}     # format -> build summary line, from xdist workers
         self.report_error: str | None = None
         self.db_errors: set[str] = set()             # results database trouble, said once at the end
+        self.cache_warnings: list[str] = []          # damaged cache entries repaired, by any process
         self._session: Session | None = None
         self.started = time.monotonic()
         self.shard_record: dict | None = None       # the whole selection's identity, when sharded
@@ -121,7 +122,7 @@ class PtlPlugin:
             cache = self.config.getoption("ptl_cache") or Path(self.config.rootpath) / ".cache" / "ptl"
             # What the regression measures, the autotuner reuses (harness/results_db.py).
             try:
-                db = ResultsDB(Path(cache) / "results.sqlite")
+                db = ResultsDB(Path(cache) / "results.sqlite", warn=self._cache_warning)
             except ResultsDBError as exc:
                 db = None
                 self.db_errors.add(str(exc))
@@ -129,6 +130,15 @@ class PtlPlugin:
                                     self.config.getoption("sanitize"), self.config.getoption("run_timeout"),
                                     self.config.getoption("l1_bytes"), results_db=db)
         return self._session
+
+    def _cache_warning(self, message: str) -> None:
+        if message not in self.cache_warnings:
+            self.cache_warnings.append(message)
+
+    def all_cache_warnings(self) -> list[str]:
+        for message in self._session.cache_warnings if self._session else []:
+            self._cache_warning(message)
+        return self.cache_warnings
 
     # ---- collection --------------------------------------------------------
 
@@ -305,6 +315,7 @@ class PtlPlugin:
             self.config.workeroutput["ptl_stats"] = self.stats
             self.config.workeroutput["ptl_builds"] = self._session.build_summary() if self._session else []
             self.config.workeroutput["ptl_db_errors"] = sorted(self._db_errors())
+            self.config.workeroutput["ptl_cache_warnings"] = self.all_cache_warnings()
             self.config.workeroutput["ptl_shard"] = self.shard_record
             self.config.workeroutput["ptl_shard_ids"] = self.shard_ids
             return
@@ -322,6 +333,7 @@ class PtlPlugin:
                            "expectations": self._expectation_summary(),
                            "builds": self.build_lines(), "shard": self.shard_record,
                            "perf": self._perf_summary(),
+                           "cache_repairs": self.all_cache_warnings(),
                            "library": self.library_digest(),
                            "quarantined": pytest_board.quarantined(self.target),
                            "boards": pytest_board.summary(self.target),
@@ -365,6 +377,8 @@ class PtlPlugin:
         for line in output.get("ptl_builds", []):
             self.worker_builds[line.split(":", 1)[0]] = line
         self.db_errors.update(output.get("ptl_db_errors", []))
+        for message in output.get("ptl_cache_warnings", []):
+            self._cache_warning(message)
         self.shard_record = self.shard_record or output.get("ptl_shard")
         self.shard_ids = self.shard_ids or output.get("ptl_shard_ids")
 
@@ -392,6 +406,8 @@ class PtlPlugin:
             terminalreporter.write_line(f"ptl build {line}")
         for line in pytest_board.summary_lines(self.target):
             terminalreporter.write_line(line)
+        for message in self.all_cache_warnings():
+            terminalreporter.write_line(f"ptl warning: {message}", yellow=True)
         for error in sorted(self._db_errors()):
             terminalreporter.write_line(f"ptl warning: {error}; the autotuner will not reuse this run's "
                                         f"measurements", yellow=True)
