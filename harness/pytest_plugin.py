@@ -24,6 +24,7 @@ from golden.bundle import write_atomically
 from harness import failure_summary, failures, perf_gate, sharding
 from harness.board import pytest_board
 from harness.failures import CaseFailure
+from harness.child_process import die_with_parent_now
 from harness.cases import FEATURES, OpEntry, Variant
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
 from harness.reports import ReportRow, write_csv, write_junit, write_summary
@@ -540,6 +541,10 @@ def validate_options(config) -> None:
 
 def pytest_configure(config):
     validate_options(config)
+    if hasattr(config, "workerinput"):
+        # A killed controller takes its xdist workers along, and with them
+        # their simulators (harness/child_process.py).
+        die_with_parent_now()
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"feature_{name}: a lib_c feature beyond the published API: {meaning}")
     pytest_board.configure(config)

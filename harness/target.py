@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.buildcache import ObjectStore
+from harness.child_process import die_with_parent
 from harness.failures import BUILD, CaseFailure
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
@@ -154,10 +155,11 @@ class Target(ABC):
 def run_command(argv: list[str], timeout: float, cwd: Path | None = None,
                 env: dict | None = None) -> RawRun:
     """Run argv, killing its whole process group on timeout and keeping what
-    it printed until then."""
+    it printed until then. It dies with this process, however this one dies
+    (harness/child_process.py)."""
     start = time.monotonic()
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                               env=env, start_new_session=True)
+                               env=env, start_new_session=True, preexec_fn=die_with_parent())
     try:
         out, err = process.communicate(timeout=timeout)
         timed_out = False
