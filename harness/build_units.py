@@ -52,6 +52,9 @@ LIBRARY_ERRORS = ["-Werror=implicit-function-declaration"]
 FORCED_INCLUDE = RUNTIME_DIR / "include" / "ptl_toolchain_types.h"
 _FIELD_QUERY = re.compile(r"\bPTL_HAS_FIELD\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _FUNC_QUERY = re.compile(r"\bPTL_HAS_FUNC\(\s*(\w+)\s*\)")
+# A compiler's or linker's error line (not a path that merely holds "error").
+_ERROR_LINE = re.compile(r"(?:^|[\s:])(?:fatal )?error:|#\s*error\b|undefined reference|multiple definition",
+                         re.IGNORECASE)
 _UNDEFINED = re.compile(r"undefined reference to [`'‘]([^'’`]+)['’]")
 STORAGE_ONLY_HINT = ("this compiler has no arithmetic type for the library's 16-bit format, so the harness gives "
                      "it a storage-only type; a library that computes in that type cannot be tested with this "
@@ -113,12 +116,18 @@ def first_error(output: str, source: Path | None = None) -> str:
     """The first error of a compiler or linker output, with the lines that show
     where, shortened to what a failure message can carry."""
     lines = output.strip().splitlines()
-    start = next((i for i, line in enumerate(lines) if "error" in line.lower() or "undefined reference" in line),
-                 0)
+    start = next((i for i, line in enumerate(lines) if _ERROR_LINE.search(line)), 0)
     shown = "\n".join(line[:240] for line in lines[start:start + 3])
     if "storage_only" in shown:
         shown += f"\n({STORAGE_ONLY_HINT})"
     return shown or "(no compiler output)"
+
+
+def headline(message: str) -> str:
+    """The line of a build failure that says what is wrong (a compiler's
+    error line, `#error` text included), for a one-line summary."""
+    lines = message.strip().splitlines()
+    return next((line.strip() for line in lines if _ERROR_LINE.search(line)), lines[0] if lines else "")
 
 
 def field_queries(source: Path, dtype: str) -> list[tuple[str, str]]:

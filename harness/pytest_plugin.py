@@ -216,7 +216,13 @@ class PtlPlugin:
                  f"library: {config.getoption('trainlib')}"]
         if reason:
             lines.append(f"ptl target {self.target.name} is NOT available: {reason}")
+        if self.target.fallback_reason:
+            lines.append(self.fallback_line())
         return lines
+
+    def fallback_line(self) -> str:
+        return (f"ptl target: fell back to {self.target.name} (--target auto): {self.target.fallback_reason.rstrip('.')}; "
+                f"results are NOT from the embedded target")
 
     def announce_builds(self) -> None:
         """On a whole run, the controller builds the runner for every format
@@ -335,6 +341,7 @@ class PtlPlugin:
                            "builds": self.build_lines(), "shard": self.shard_record,
                            "perf": self._perf_summary(),
                            "cache_repairs": self.all_cache_warnings(),
+                           "target_fallback": self.target.fallback_reason,
                            "library": self.library_digest(),
                            "quarantined": pytest_board.quarantined(self.target),
                            "boards": pytest_board.summary(self.target),
@@ -446,6 +453,10 @@ class PtlPlugin:
         if self._session is not None:
             shutil.rmtree(self._session.workdir, ignore_errors=True)
         pytest_board.unconfigure(config)
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if self.target.fallback_reason and reporter is not None and not hasattr(config, "workerinput"):
+            # The run's last line: after pytest's own "N passed" line.
+            reporter.write_line(self.fallback_line(), yellow=True, bold=True)
 
 
 def _variant_of(item) -> Variant | None:

@@ -18,7 +18,7 @@ from golden.bundle import BundleCache, ReferenceBundle
 from golden.formats import format_named
 from golden.inputs import uniform_inputs
 from harness import failures
-from harness.build_units import UnitReport, unit_of
+from harness.build_units import UnitReport, headline, unit_of
 from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
 from harness.compare import compare_tensor
@@ -248,7 +248,7 @@ class Session:
                     self.builds.discard(material, problem)
         except BuildError as exc:
             return CaseFailure(failures.BUILD, f"building {self.library_path} for {self.target.name} "
-                                               f"({fp16_format}) failed:\n{exc}")
+                                               f"({fp16_format}) failed: {headline(str(exc))}\n{exc}")
         except OSError as exc:
             return _environment_failure("the build cache", exc)
         except CaseFailure as exc:
@@ -260,8 +260,9 @@ class Session:
         unit = unit_of(case.entry.unit, case.dtype)
         where = f"case: {case.id} (runner unit {unit}, target {self.target.name})"
         if unit in artefact.units.failed:
-            raise CaseFailure(failures.BUILD, f"runner unit {unit} did not build against {self.library_path}:\n"
-                                              f"{artefact.units.failed[unit]}\n{where}")
+            reason = artefact.units.failed[unit]
+            raise CaseFailure(failures.BUILD, f"runner unit {unit} did not build against {self.library_path}: "
+                                              f"{headline(reason)}\n{reason}\n{where}")
         if unit not in artefact.units.built:
             raise CaseFailure(failures.BAD_CASE, f"catalogue entry {case.entry.name} names runner unit "
                                                  f"{case.entry.unit!r}, but there is no runtime/runner/ops_"

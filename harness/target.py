@@ -100,6 +100,8 @@ class Target(ABC):
     stop_when_unavailable: bool = False
     # The default of --run-timeout on this target.
     default_run_timeout: float = DEFAULT_RUN_TIMEOUT
+    # Why `--target auto` chose this target instead of the embedded default (None: it did not).
+    fallback_reason: str | None = None
 
     def unavailable_reason(self) -> str | None:
         """Why this target cannot run here (a missing tool, with the fix), or None."""
