@@ -7,7 +7,9 @@ turns those into a tolerance (harness/compare.py).
 
 Bundles are cached on disk under a key made from everything that produced
 them: the case description, the seed, the torch version and the source of the
-golden package. A second run with nothing changed reads them back.
+golden package. A second run with nothing changed reads them back. Each
+file starts with the sha256 of the bundle it holds: a damaged file is
+recomputed, with a one-line warning, never believed.
 """
 from __future__ import annotations
 
@@ -102,26 +104,57 @@ def write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+BUNDLE_MAGIC = b"PTLBUNDLE1\n"
+BUNDLE_SUFFIX = ".bundle"
+
+
+def seal(data: bytes) -> bytes:
+    """A bundle's bytes as they are stored: a header, their sha256, themselves."""
+    return BUNDLE_MAGIC + hashlib.sha256(data).digest() + data
+
+
+def unseal(stored: bytes) -> bytes:
+    """The bundle bytes of a stored file; ValueError saying what is wrong."""
+    head = len(BUNDLE_MAGIC)
+    if not stored.startswith(BUNDLE_MAGIC) or len(stored) < head + 32:
+        raise ValueError("it has no digest header")
+    data = stored[head + 32:]
+    if hashlib.sha256(data).digest() != stored[head:head + 32]:
+        raise ValueError("its bytes do not match their recorded digest")
+    return data
+
+
 class BundleCache:
     """Content-keyed store of reference bundles. Writes are atomic, so
     parallel workers that compute the same bundle never see half a file."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, warn=None):
         self.root = Path(root)
         self.generated = 0
         self.reused = 0
+        self.repaired = 0
+        self.warn = warn or (lambda message: None)
+
+    def path_of(self, description: dict) -> Path:
+        key = bundle_key(description)
+        return self.root / key[:2] / f"{key}{BUNDLE_SUFFIX}"
+
+    @staticmethod
+    def load_entry(path: Path) -> ReferenceBundle:
+        """The bundle of a cache file; raises when it is damaged."""
+        return ReferenceBundle.from_bytes(unseal(Path(path).read_bytes()))
 
     def get(self, description: dict, compute) -> ReferenceBundle:
-        key = bundle_key(description)
-        path = self.root / key[:2] / f"{key}.npz"
+        path = self.path_of(description)
         if path.exists():
             try:
-                bundle = ReferenceBundle.from_bytes(path.read_bytes())
+                bundle = self.load_entry(path)
                 self.reused += 1
                 return bundle
-            except Exception:  # noqa: BLE001 - any damaged entry (zip, npy, json) is recomputed
-                pass
+            except Exception as exc:  # noqa: BLE001 - any damaged entry (digest, zip, npy, json) is recomputed
+                self.warn(f"the golden cache entry {path} is damaged: {exc}; computing it again")
+                self.repaired += 1
         bundle = compute()
-        write_atomically(path, bundle.to_bytes())
+        write_atomically(path, seal(bundle.to_bytes()))
         self.generated += 1
         return bundle

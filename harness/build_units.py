@@ -6,7 +6,9 @@ So the runner is built from separately compiled pieces:
 
 - the runner core and the target's runtime: our own code, which must build;
 - each library source on its own, into a static archive: the linker then
-  pulls in only what the ops that are linked need;
+  pulls in only what the ops that are linked need (so the library's objects
+  are first checked, all together, for symbols that two sources define: a
+  firmware that links them all would fail there);
 - each op unit, runtime/runner/ops_<unit>.c compiled once per dtype
   (ptl_op_dtype.h), against the library's headers.
 
@@ -31,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import struct
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -38,6 +41,7 @@ from pathlib import Path
 from typing import Callable
 
 from harness.buildcache import ObjectCache, ObjectStore
+from harness.elf_symbols import ElfError, duplicate_definitions
 from harness.target import RUNTIME_DIR, BuildError, LibrarySource
 
 RUNNER_DIR = RUNTIME_DIR / "runner"
@@ -52,6 +56,9 @@ LIBRARY_ERRORS = ["-Werror=implicit-function-declaration"]
 FORCED_INCLUDE = RUNTIME_DIR / "include" / "ptl_toolchain_types.h"
 _FIELD_QUERY = re.compile(r"\bPTL_HAS_FIELD\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _FUNC_QUERY = re.compile(r"\bPTL_HAS_FUNC\(\s*(\w+)\s*\)")
+# A compiler's or linker's error line (not a path that merely holds "error").
+_ERROR_LINE = re.compile(r"(?:^|[\s:])(?:fatal )?error:|#\s*error\b|undefined reference|multiple definition",
+                         re.IGNORECASE)
 _UNDEFINED = re.compile(r"undefined reference to [`'‘]([^'’`]+)['’]")
 STORAGE_ONLY_HINT = ("this compiler has no arithmetic type for the library's 16-bit format, so the harness gives "
                      "it a storage-only type; a library that computes in that type cannot be tested with this "
@@ -113,12 +120,18 @@ def first_error(output: str, source: Path | None = None) -> str:
     """The first error of a compiler or linker output, with the lines that show
     where, shortened to what a failure message can carry."""
     lines = output.strip().splitlines()
-    start = next((i for i, line in enumerate(lines) if "error" in line.lower() or "undefined reference" in line),
-                 0)
+    start = next((i for i, line in enumerate(lines) if _ERROR_LINE.search(line)), 0)
     shown = "\n".join(line[:240] for line in lines[start:start + 3])
     if "storage_only" in shown:
         shown += f"\n({STORAGE_ONLY_HINT})"
     return shown or "(no compiler output)"
+
+
+def headline(message: str) -> str:
+    """The line of a build failure that says what is wrong (a compiler's
+    error line, `#error` text included), for a one-line summary."""
+    lines = message.strip().splitlines()
+    return next((line.strip() for line in lines if _ERROR_LINE.search(line)), lines[0] if lines else "")
 
 
 def field_queries(source: Path, dtype: str) -> list[tuple[str, str]]:
@@ -214,9 +227,11 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
         else:
             report.failed[name] = f"{unit_jobs[name][0].name} does not compile against the library:\n{message}"
 
+    library_objects = [objects[f"lib/{s.name}"] for s in library.sources if s.name not in report.library_failed]
+    check_whole_library_links(library, {s.name: objects[f"lib/{s.name}"] for s in library.sources
+                                        if s.name not in report.library_failed})
     archive = objdir / "libtrainlib.a"
     archive.unlink(missing_ok=True)
-    library_objects = [objects[f"lib/{s.name}"] for s in library.sources if s.name not in report.library_failed]
     if library_objects:
         result = _run(toolchain.archive(archive, library_objects))
         if result.returncode != 0:
@@ -243,6 +258,25 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
             raise BuildError(f"linking the runner failed:\n{first_error(result.stderr)}")
     report.built = candidates
     return report
+
+
+def check_whole_library_links(library: LibrarySource, objects: dict[str, Path]) -> None:
+    """Raises BuildError when two library sources define the same symbol: the
+    runner links the library as an archive (only the members an op needs),
+    but a firmware that links every object of the library fails with
+    "multiple definition", so this is checked over all of them."""
+    try:
+        duplicates = duplicate_definitions(objects)
+    except (ElfError, OSError, struct.error, IndexError, ValueError) as exc:
+        raise BuildError(f"cannot read the symbols of the library's objects: {exc}") from None
+    if not duplicates:
+        return
+    said = [f"`{name}` in {' and '.join(sources)}" for name, sources in list(duplicates.items())[:5]]
+    more = f" (and {len(duplicates) - 5} more)" if len(duplicates) > 5 else ""
+    raise BuildError(f"multiple definition of {'; '.join(said)}{more}: the library does not link as a "
+                     f"firmware links it (every object), although the runner's archive link would hide it; "
+                     f"expected each symbol defined by one source of {library.root}: make one of them static, "
+                     f"or remove or rename it")
 
 
 def _unit_table_object(toolchain: Toolchain, tables: list[str], objdir: Path, tag: str) -> Path:

@@ -5,6 +5,12 @@ the target, the toolchain versions, the flags and the bytes of every source
 file. The first worker to need it builds into a private temporary directory
 under an exclusive file lock and renames it into place; the others wait on
 the lock and then reuse it. A failed build leaves nothing behind.
+
+Every entry records the digest of each of its files (digests.json), and is
+checked against it the first time a session uses it: a damaged entry (a
+flipped byte in runner.elf or contract.json, a truncated file) is rebuilt,
+with a one-line warning, never served. Cached objects carry their digest in
+the same way.
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -52,41 +58,116 @@ def file_lock(path: Path):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+DIGESTS_FILE = "digests.json"
+_UNRECORDED = {DIGESTS_FILE, ".complete"}
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def entry_digests(directory: Path) -> dict[str, str]:
+    """The sha256 of every file of an entry, by its path inside it."""
+    return {p.relative_to(directory).as_posix(): _sha256(p) for p in sorted(directory.rglob("*"))
+            if p.is_file() and p.relative_to(directory).as_posix() not in _UNRECORDED}
+
+
+def entry_damage(directory: Path) -> str | None:
+    """What is wrong with a complete entry's files, or None when every file
+    matches the digest recorded when it was built."""
+    try:
+        recorded = json.loads((directory / DIGESTS_FILE).read_text())
+        if not isinstance(recorded, dict):
+            raise ValueError("not a table")
+    except FileNotFoundError:
+        return f"it has no {DIGESTS_FILE} (made by an older harness, or damaged)"
+    except (OSError, ValueError) as exc:
+        return f"its {DIGESTS_FILE} is unreadable ({exc})"
+    for name, expected in sorted(recorded.items()):
+        path = directory / name
+        try:
+            if _sha256(path) != expected:
+                return f"{name} does not match its recorded digest"
+        except OSError:
+            return f"{name} is missing"
+    return None
+
+
 class BuildCache:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, warn: Callable[[str], None] | None = None):
         self.root = Path(root) / "builds"
         self.compiled = 0
         self.reused = 0
+        self.repaired = 0
+        self.warn = warn or (lambda message: None)
+        self._verified: set[Path] = set()   # entries checked in this session: hashed once, not per case
 
     @staticmethod
     def key_of(material: dict) -> str:
         return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()
 
+    def _damage(self, final: Path) -> str | None:
+        """None for a sound entry; "" when there is no complete entry; else what is damaged."""
+        if final in self._verified:
+            return None
+        if not (final / ".complete").exists():
+            return ""
+        damage = entry_damage(final)
+        if damage is None:
+            self._verified.add(final)
+        return damage
+
     def get(self, material: dict, build: Callable[[Path], None]) -> Path:
         """The artefact directory for `material`, building it with
-        build(tmpdir) when no worker has built it yet."""
+        build(tmpdir) when no worker has built it yet, or when its entry is
+        damaged."""
         key = self.key_of(material)
         final = self.root / key[:24]
-        if (final / ".complete").exists():
+        if self._damage(final) is None:
             self.reused += 1
             return final
         with file_lock(self.root / f"{key[:24]}.lock"):
-            if (final / ".complete").exists():
+            damage = self._damage(final)   # another worker may have built or repaired it meanwhile
+            if damage is None:
                 self.reused += 1
                 return final
-            staging = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{key[:24]}."))
-            try:
-                build(staging)
-                (staging / "material.json").write_text(json.dumps(material, indent=1, default=str))
-                (staging / ".complete").touch()
-                if final.exists():  # an incomplete leftover of a killed run
-                    shutil.rmtree(final)
-                os.rename(staging, final)
-            except BaseException:
-                shutil.rmtree(staging, ignore_errors=True)
-                raise
+            if damage:
+                self.warn(f"the build cache entry {final} is damaged: {damage}; rebuilding it")
+                self.repaired += 1
+            self._build_into(final, material, build)
         self.compiled += 1
         return final
+
+    def discard(self, material: dict, reason: str) -> None:
+        """Drops an entry whose files match their digests but cannot be used
+        (e.g. a contract.json that does not parse): the next get rebuilds it."""
+        key = self.key_of(material)
+        final = self.root / key[:24]
+        with file_lock(self.root / f"{key[:24]}.lock"):
+            self.warn(f"the build cache entry {final} is damaged: {reason}; rebuilding it")
+            self.repaired += 1
+            self._verified.discard(final)
+            (final / ".complete").unlink(missing_ok=True)
+
+    def _build_into(self, final: Path, material: dict, build: Callable[[Path], None]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{final.name}."))
+        try:
+            build(staging)
+            (staging / "material.json").write_text(json.dumps(material, indent=1, default=str))
+            (staging / DIGESTS_FILE).write_text(json.dumps(entry_digests(staging), indent=1))
+            (staging / ".complete").touch()
+            if final.exists():  # an incomplete leftover of a killed run, or a damaged entry
+                shutil.rmtree(final)
+            os.rename(staging, final)
+            self._verified.add(final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
 
 
 _INCLUDE = re.compile(rb'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>|(\S))', re.M)
@@ -100,6 +181,8 @@ class ObjectStore:
 
     root: Path
     salt: str
+    # Told, in one line, about a damaged object (which is then compiled again).
+    warn: Callable[[str], None] | None = field(default=None, compare=False)
 
 
 class ObjectCache:
@@ -115,12 +198,15 @@ class ObjectCache:
     directories given, conditionals ignored (a superset
     of what the preprocessor reads); a computed #include makes the key take
     every header there is. Objects are stored through a temporary file and
-    a rename, so parallel workers never see half an object.
+    a rename, so parallel workers never see half an object, and each starts
+    with the sha256 of its bytes: a damaged object is compiled again, with a
+    warning, never linked.
     """
 
     def __init__(self, store: ObjectStore, header_dirs: Iterable[Path], placeholders: dict[str, Path]):
         self.root = Path(store.root)
         self.salt = store.salt
+        self.warn = store.warn or (lambda message: None)
         self.placeholders = sorted(((str(Path(p)), name) for name, p in placeholders.items()),
                                    key=lambda item: -len(item[0]))
         self.headers: dict[str, list[Path]] = {}
@@ -169,18 +255,42 @@ class ObjectCache:
                 run: Callable[[list[str]], subprocess.CompletedProcess]) -> subprocess.CompletedProcess:
         """The object of `source` at `obj`: copied from the cache, or built
         with run(argv) and stored when it compiles."""
-        cached = self.root / self._key(argv, source)[:32]
-        if cached.is_file():
-            shutil.copyfile(cached, obj)
+        cached = self.root / f"{self._key(argv, source)[:32]}.o"
+        body = _verified_object(cached)
+        if isinstance(body, bytes):
+            obj.write_bytes(body)
             return subprocess.CompletedProcess(argv, 0, "", "")
+        if body:
+            self.warn(f"the object cache entry {cached} (of {source.name}) is damaged: {body}; compiling it again")
         result = run(argv)
         if result.returncode == 0 and obj.is_file():
             self.root.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.root, prefix=".obj.")
-            os.close(handle)
             try:
-                shutil.copyfile(obj, temporary)
+                data = obj.read_bytes()
+                with os.fdopen(handle, "wb") as out:
+                    out.write(_OBJECT_MAGIC + hashlib.sha256(data).digest() + data)
                 os.replace(temporary, cached)
             except OSError:
                 Path(temporary).unlink(missing_ok=True)
         return result
+
+
+_OBJECT_MAGIC = b"PTLOBJ1\n"
+
+
+def _verified_object(path: Path) -> bytes | str:
+    """A cached object's bytes; "" when there is none; else what is wrong with it."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    head = len(_OBJECT_MAGIC)
+    if not data.startswith(_OBJECT_MAGIC) or len(data) < head + 32:
+        return "it has no digest header"
+    body = data[head + 32:]
+    if hashlib.sha256(body).digest() != data[head:head + 32]:
+        return "its bytes do not match their recorded digest"
+    return body

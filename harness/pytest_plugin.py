@@ -26,6 +26,7 @@ from golden.bundle import write_atomically
 from harness import failure_summary, failures, option_values, perf_gate, sharding
 from harness.board import pytest_board
 from harness.failures import CaseFailure
+from harness.child_process import die_with_parent_now
 from harness.cases import FEATURES, OpEntry, Variant
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
 from harness.reports import ReportRow, completeness, write_csv, write_junit, write_summary
@@ -107,6 +108,7 @@ class PtlPlugin:
         self.worker_builds: dict[str, str] = {}     # format -> build summary line, from xdist workers
         self.report_error: str | None = None
         self.db_errors: set[str] = set()             # results database trouble, said once at the end
+        self.cache_warnings: list[str] = []          # damaged cache entries repaired, by any process
         self._session: Session | None = None
         self.started = time.monotonic()
         self.shard_record: dict | None = None       # the whole selection's identity, when sharded
@@ -133,7 +135,7 @@ class PtlPlugin:
             cache = self.config.getoption("ptl_cache") or Path(self.config.rootpath) / ".cache" / "ptl"
             # What the regression measures, the autotuner reuses (harness/results_db.py).
             try:
-                db = ResultsDB(Path(cache) / "results.sqlite")
+                db = ResultsDB(Path(cache) / "results.sqlite", warn=self._cache_warning)
             except ResultsDBError as exc:
                 db = None
                 self.db_errors.add(str(exc))
@@ -141,6 +143,15 @@ class PtlPlugin:
                                     self.config.getoption("sanitize"), self.config.getoption("run_timeout"),
                                     self.config.getoption("l1_bytes"), results_db=db)
         return self._session
+
+    def _cache_warning(self, message: str) -> None:
+        if message not in self.cache_warnings:
+            self.cache_warnings.append(message)
+
+    def all_cache_warnings(self) -> list[str]:
+        for message in self._session.cache_warnings if self._session else []:
+            self._cache_warning(message)
+        return self.cache_warnings
 
     # ---- collection --------------------------------------------------------
 
@@ -234,7 +245,13 @@ class PtlPlugin:
                  f"library: {config.getoption('trainlib')}"]
         if reason:
             lines.append(f"ptl target {self.target.name} is NOT available: {reason}")
+        if self.target.fallback_reason:
+            lines.append(self.fallback_line())
         return lines
+
+    def fallback_line(self) -> str:
+        return (f"ptl target: fell back to {self.target.name} (--target auto): {self.target.fallback_reason.rstrip('.')}; "
+                f"results are NOT from the embedded target")
 
     def announce_builds(self) -> None:
         """On a whole run, the controller builds the runner for every format
@@ -339,6 +356,7 @@ class PtlPlugin:
             self.config.workeroutput["ptl_stats"] = self.stats
             self.config.workeroutput["ptl_builds"] = self._session.build_summary() if self._session else []
             self.config.workeroutput["ptl_db_errors"] = sorted(self._db_errors())
+            self.config.workeroutput["ptl_cache_warnings"] = self.all_cache_warnings()
             self.config.workeroutput["ptl_shard"] = self.shard_record
             self.config.workeroutput["ptl_shard_ids"] = self.shard_ids
             return
@@ -358,6 +376,8 @@ class PtlPlugin:
                            "expectations": self._expectation_summary(),
                            "builds": self.build_lines(), "shard": self.shard_record,
                            "perf": self._perf_summary(),
+                           "cache_repairs": self.all_cache_warnings(),
+                           "target_fallback": self.target.fallback_reason,
                            "library": self.library_digest(),
                            "toolchain": self.target.toolchain_fingerprint(),
                            "partial": self.selection_limits(),
@@ -422,6 +442,8 @@ class PtlPlugin:
         for line in output.get("ptl_builds", []):
             self.worker_builds[line.split(":", 1)[0]] = line
         self.db_errors.update(output.get("ptl_db_errors", []))
+        for message in output.get("ptl_cache_warnings", []):
+            self._cache_warning(message)
         self.shard_record = self.shard_record or output.get("ptl_shard")
         self.shard_ids = self.shard_ids or output.get("ptl_shard_ids")
 
@@ -451,6 +473,8 @@ class PtlPlugin:
             terminalreporter.write_line(f"ptl build {line}")
         for line in pytest_board.summary_lines(self.target):
             terminalreporter.write_line(line)
+        for message in self.all_cache_warnings():
+            terminalreporter.write_line(f"ptl warning: {message}", yellow=True)
         for error in sorted(self._db_errors()):
             terminalreporter.write_line(f"ptl warning: {error}; the autotuner will not reuse this run's "
                                         f"measurements", yellow=True)
@@ -490,6 +514,9 @@ class PtlPlugin:
             shutil.rmtree(self._session.workdir, ignore_errors=True)
         pytest_board.unconfigure(config)
         reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if self.target.fallback_reason and reporter is not None and not hasattr(config, "workerinput"):
+            # The run's last line: after pytest's own "N passed" line.
+            reporter.write_line(self.fallback_line(), yellow=True, bold=True)
         if self.interrupted and reporter is not None and not hasattr(config, "workerinput"):
             # after pytest's own last line, so that the run's last line says it
             whole = self.completeness()
@@ -642,6 +669,10 @@ def pytest_unconfigure(config):
 def pytest_configure(config):
     validate_options(config)
     _stop_on_sigterm(config)
+    if hasattr(config, "workerinput"):
+        # A killed controller takes its xdist workers along, and with them
+        # their simulators (harness/child_process.py).
+        die_with_parent_now()
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"feature_{name}: a lib_c feature beyond the published API: {meaning}")
     pytest_board.configure(config)

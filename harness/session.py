@@ -18,7 +18,7 @@ from golden.bundle import BundleCache, ReferenceBundle
 from golden.formats import format_named
 from golden.inputs import uniform_inputs
 from harness import failures
-from harness.build_units import UnitReport, unit_of
+from harness.build_units import UnitReport, headline, unit_of
 from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
 from harness.compare import compare_tensor
@@ -78,8 +78,10 @@ class Session:
         self.library_path = Path(library)
         self.sanitize = sanitize
         self.timeout = timeout
-        self.golden = BundleCache(Path(cache_dir) / "golden")
-        self.builds = BuildCache(Path(cache_dir))
+        # Damaged cache entries found (and repaired) in this session, one line each.
+        self.cache_warnings: list[str] = []
+        self.golden = BundleCache(Path(cache_dir) / "golden", warn=self.warn)
+        self.builds = BuildCache(Path(cache_dir), warn=self.warn)
         # Scratch space of the runs; removed when the session is closed or
         # collected, or when the interpreter exits, whoever made the session.
         self._scratch = tempfile.TemporaryDirectory(prefix="ptl-run-", ignore_cleanup_errors=True)
@@ -92,6 +94,10 @@ class Session:
         self.results_db = results_db
         self.results_db_error: str | None = None   # the first failed write, said once by the caller
         self.runs = 0
+
+    def warn(self, message: str) -> None:
+        if message not in self.cache_warnings:
+            self.cache_warnings.append(message)
 
     # ---- stages --------------------------------------------------------------
 
@@ -222,17 +228,27 @@ class Session:
         try:
             material = self.material_for(fp16_format)
             tools = BuildCache.key_of({key: value for key, value in material.items() if key != "sources"})
-            config = replace(self._config(fp16_format), objects=ObjectStore(self.builds.root.parent / "objects", tools))
+            config = replace(self._config(fp16_format),
+                             objects=ObjectStore(self.builds.root.parent / "objects", tools, warn=self.warn))
 
             def build(out: Path) -> None:
                 self.target.build(config, out).save(out)
                 RunnerContract.describe(self.target, out)
 
-            path = self.builds.get(material, build)
-            return Artefact(path, UnitReport.load(path), RunnerContract.load(path))
+            for attempt in (1, 2):
+                path = self.builds.get(material, build)
+                try:
+                    return Artefact(path, UnitReport.load(path), RunnerContract.load(path))
+                except (ValueError, KeyError, TypeError) as exc:
+                    # Files that match their digests but do not parse (written so
+                    # by a bug): rebuilt once, never trusted.
+                    problem = f"its units.json or contract.json does not parse ({type(exc).__name__}: {exc})"
+                    if attempt == 2:
+                        return CaseFailure(failures.BUILD, f"the runner built at {path} is unusable: {problem}")
+                    self.builds.discard(material, problem)
         except BuildError as exc:
             return CaseFailure(failures.BUILD, f"building {self.library_path} for {self.target.name} "
-                                               f"({fp16_format}) failed:\n{exc}")
+                                               f"({fp16_format}) failed: {headline(str(exc))}\n{exc}")
         except OSError as exc:
             return _environment_failure("the build cache", exc)
         except CaseFailure as exc:
@@ -244,8 +260,9 @@ class Session:
         unit = unit_of(case.entry.unit, case.dtype)
         where = f"case: {case.id} (runner unit {unit}, target {self.target.name})"
         if unit in artefact.units.failed:
-            raise CaseFailure(failures.BUILD, f"runner unit {unit} did not build against {self.library_path}:\n"
-                                              f"{artefact.units.failed[unit]}\n{where}")
+            reason = artefact.units.failed[unit]
+            raise CaseFailure(failures.BUILD, f"runner unit {unit} did not build against {self.library_path}: "
+                                              f"{headline(reason)}\n{reason}\n{where}")
         if unit not in artefact.units.built:
             raise CaseFailure(failures.BAD_CASE, f"catalogue entry {case.entry.name} names runner unit "
                                                  f"{case.entry.unit!r}, but there is no runtime/runner/ops_"

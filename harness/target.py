@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.buildcache import ObjectStore
+from harness.child_process import die_with_parent
 from harness.failures import BUILD, CaseFailure
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
@@ -102,6 +103,8 @@ class Target(ABC):
     stop_when_unavailable: bool = False
     # The default of --run-timeout on this target.
     default_run_timeout: float = DEFAULT_RUN_TIMEOUT
+    # Why `--target auto` chose this target instead of the embedded default (None: it did not).
+    fallback_reason: str | None = None
 
     def unavailable_reason(self) -> str | None:
         """Why this target cannot run here (a missing tool, with the fix), or None."""
@@ -163,10 +166,11 @@ class Target(ABC):
 def run_command(argv: list[str], timeout: float, cwd: Path | None = None,
                 env: dict | None = None) -> RawRun:
     """Run argv, killing its whole process group on timeout and keeping what
-    it printed until then."""
+    it printed until then. It dies with this process, however this one dies
+    (harness/child_process.py)."""
     start = time.monotonic()
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                               env=env, start_new_session=True)
+                               env=env, start_new_session=True, preexec_fn=die_with_parent())
     try:
         out, err = process.communicate(timeout=timeout)
         timed_out = False

@@ -63,9 +63,31 @@ def _first_line(argv: list[str]) -> str:
 
 # ---- checks: each returns None when fine, else what is wrong ------------------------
 
+class Broken(str):
+    """A problem that installing the package will not fix: the tool is on
+    PATH but does not run (a wrapper that fails, a broken install)."""
+
+
+def does_not_run(command: str, args: tuple[str, ...] = ("--version",)) -> Broken | None:
+    """Broken, with the tool's own words, when `command args` fails; None when it runs."""
+    path = shutil.which(command)
+    try:
+        result = subprocess.run([command, *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Broken(f"{command} ({path}) is on PATH but does not run: {exc}; fix it or take it off PATH")
+    if result.returncode == 0:
+        return None
+    said = " | ".join((result.stderr or result.stdout).strip().splitlines()[:3]) or "(no output)"
+    return Broken(f"{command} ({path}) is on PATH but does not run: `{command} {' '.join(args)}` exits "
+                  f"{result.returncode}: {said[:300]}; fix it or take it off PATH")
+
+
 def check_riscv_gcc() -> str | None:
     if not shutil.which(RISCV_GCC):
         return f"{RISCV_GCC} is not on PATH"
+    broken = does_not_run(RISCV_GCC)
+    if broken:
+        return broken
     result = _run([RISCV_GCC, f"-march={MARCH}", f"-mabi={MABI}", "-print-multi-directory"])
     if result is None or result.stdout.strip() != f"{MARCH}/{MABI}":
         return f"{RISCV_GCC} has no {MARCH}/{MABI} multilib (a Debian-style multilib build is needed)"
@@ -73,8 +95,9 @@ def check_riscv_gcc() -> str | None:
 
 
 def check_picolibc() -> str | None:
-    if check_riscv_gcc():
-        return "needs the RISC-V GCC first"
+    gcc = check_riscv_gcc()
+    if gcc:
+        return Broken("needs a working RISC-V GCC first") if isinstance(gcc, Broken) else "needs the RISC-V GCC first"
     include = picolibc_include()
     if include is None:
         return "the RISC-V GCC finds no picolibc.specs (or no picolibc headers through it)"
@@ -92,6 +115,9 @@ def qemu_version() -> tuple[int, ...] | None:
 def check_qemu() -> str | None:
     if not shutil.which(QEMU):
         return f"{QEMU} is not on PATH"
+    broken = does_not_run(QEMU)
+    if broken:
+        return broken
     version = qemu_version()
     if version is None or version < MIN_QEMU:
         return f"{QEMU} is older than {'.'.join(map(str, MIN_QEMU))} (needs Zfh and TCG plugins)"
@@ -101,17 +127,25 @@ def check_qemu() -> str | None:
 def check_clang_zfh() -> str | None:
     if not shutil.which(CLANG):
         return f"{CLANG} is not on PATH"
+    broken = does_not_run(CLANG)
+    if broken:
+        return broken
     return None if clang_has_zfh() else f"{CLANG} cannot compile for riscv32 with Zfh"
 
 
 def check_clang19() -> str | None:
     if not shutil.which(CLANG19):
         return f"{CLANG19} is not on PATH"
+    broken = does_not_run(CLANG19)
+    if broken:
+        return broken
     return None if clang19_has_zfh() else f"{CLANG19} cannot compile for riscv32 with Zfh"
 
 
 def check_host_cc() -> str | None:
-    return None if shutil.which(HOST_CC) else f"host compiler {HOST_CC} is not on PATH"
+    if not shutil.which(HOST_CC):
+        return f"host compiler {HOST_CC} is not on PATH"
+    return does_not_run(HOST_CC)
 
 
 @lru_cache(maxsize=None)
@@ -211,8 +245,10 @@ def unavailable_reason() -> str | None:
     missing = missing_for_target()
     if not missing:
         return None
-    what = "; ".join(f"{r.name}: {r.check()}" for r in missing)
-    return f"{what}. Install with: {' '.join(apt_command([r.package for r in missing]))}"
+    problems = {r: r.check() for r in missing}
+    what = "; ".join(f"{r.name}: {problem}" for r, problem in problems.items())
+    installable = [r.package for r, problem in problems.items() if not isinstance(problem, Broken)]
+    return f"{what}." + (f" Install with: {' '.join(apt_command(installable))}" if installable else "")
 
 
 def apt_command(packages: list[str]) -> list[str]:
@@ -276,11 +312,18 @@ def main(argv: list[str] | None = None) -> int:
         print(" ".join(r.package for r in REQUIREMENTS))
         return 0
 
+    broken: set[Requirement] = set()   # on PATH but not running: apt-get would not fix them
+
     def report() -> list[Requirement]:
         missing = []
+        broken.clear()
         for requirement in REQUIREMENTS:
             problem = requirement.check()
-            if problem:
+            if isinstance(problem, Broken):
+                missing.append(requirement)
+                broken.add(requirement)
+                print(f"  BROKEN   {requirement.name} ({requirement.needed_for}): {problem}")
+            elif problem:
                 missing.append(requirement)
                 print(f"  MISSING  {requirement.name} ({requirement.needed_for}): {problem}"
                       f"  [package {requirement.package}]")
@@ -290,8 +333,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print("QEMU target toolchain:")
     missing = report()
-    if missing:
-        packages = [r.package for r in missing]
+    packages = [r.package for r in missing if r not in broken]
+    if packages:
         if args.install:
             if install(packages):
                 clang_has_zfh.cache_clear()

@@ -106,18 +106,18 @@ def test_cache_keeps_different_descriptions_apart(tmp_path):
     cache.get(DESCRIPTION, compute)
     cache.get({**DESCRIPTION, "dtype": "fp32"}, compute)
     assert compute.calls == 2 and cache.generated == 2
-    assert len(list(tmp_path.rglob("*.npz"))) == 2
+    assert len(list(tmp_path.rglob("*.bundle"))) == 2
 
 
 def test_cache_stores_the_entry_under_its_key(tmp_path):
     BundleCache(tmp_path).get(DESCRIPTION, Computations())
     key = bundle_key(DESCRIPTION)
-    assert cache_files(tmp_path) == [f"{key[:2]}/{key}.npz"]   # no temporary files left behind
+    assert cache_files(tmp_path) == [f"{key[:2]}/{key}.bundle"]   # no temporary files left behind
 
 
 def _entry_path(root):
     key = bundle_key(DESCRIPTION)
-    return root / key[:2] / f"{key}.npz"
+    return root / key[:2] / f"{key}.bundle"
 
 
 def test_cache_replaces_an_entry_that_is_not_a_bundle(tmp_path):
@@ -127,7 +127,7 @@ def test_cache_replaces_an_entry_that_is_not_a_bundle(tmp_path):
     rebuilt = cache.get(DESCRIPTION, compute)
     assert compute.calls == 2 and (cache.generated, cache.reused) == (2, 0)
     np.testing.assert_array_equal(rebuilt.inputs["A"], sample_bundle().inputs["A"])
-    assert ReferenceBundle.from_bytes(_entry_path(tmp_path).read_bytes()).outputs["db"].reduction == 0
+    assert BundleCache.load_entry(_entry_path(tmp_path)).outputs["db"].reduction == 0
 
 
 @pytest.mark.parametrize("damage", ["truncated", "empty", "flipped_byte"])
@@ -141,7 +141,7 @@ def test_cache_replaces_a_truncated_or_corrupted_entry(tmp_path, damage):
     path.write_bytes(damaged)
     cache.get(DESCRIPTION, compute)
     assert compute.calls == 2
-    ReferenceBundle.from_bytes(path.read_bytes())    # the entry on disk is whole again
+    BundleCache.load_entry(path)    # the entry on disk is whole again
 
 
 def test_write_atomically_leaves_no_temporary_file_and_creates_parents(tmp_path):

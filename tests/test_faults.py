@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from golden.bundle import ReferenceBundle
+from golden.bundle import BundleCache
 from tests.test_mutations import ROOT
 
 SLICE = "maxpool and fp32"   # 60 variants, 20 cases, one build
@@ -37,9 +37,9 @@ def cache_is_sound(cache: Path) -> int:
     for build in (cache / "builds").iterdir() if (cache / "builds").exists() else ():
         if build.is_dir() and not build.name.startswith("."):
             assert (build / ".complete").exists(), f"incomplete build directory left as an entry: {build}"
-    bundles = list((cache / "golden").rglob("*.npz"))
+    bundles = list((cache / "golden").rglob("*.bundle"))
     for path in bundles:
-        ReferenceBundle.from_bytes(path.read_bytes())   # raises on a damaged entry
+        BundleCache.load_entry(path)   # raises on a damaged entry
     return len(bundles)
 
 
@@ -71,8 +71,8 @@ def test_a_session_killed_mid_run_leaves_no_half_entry_and_no_half_report(tmp_pa
     cache2 = tmp_path / "cache2"
     moments = {
         "building": lambda: any(p.name.startswith(".") for p in (cache2 / "builds").glob(".*") if p.is_dir()),
-        "running cases": lambda: len(list((cache2 / "golden").rglob("*.npz"))) >= 5,
-        "reporting": lambda: len(list((cache2 / "golden").rglob("*.npz"))) >= 20,
+        "running cases": lambda: len(list((cache2 / "golden").rglob("*.bundle"))) >= 5,
+        "reporting": lambda: len(list((cache2 / "golden").rglob("*.bundle"))) >= 20,
     }
     for moment, reached in moments.items():
         victim = suite(cache2, reports)

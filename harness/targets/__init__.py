@@ -20,13 +20,18 @@ def make_target(name: str) -> Target:
 
 
 def choose_target(name: str) -> Target:
-    """A target by name; auto: qemu when its toolchain is installed, else host."""
+    """A target by name; auto: qemu when its toolchain is installed, else host
+    (whose fallback_reason then says why: the run prints it last and records
+    it in summary.json)."""
     if name != "auto":
         return make_target(name)
     try:
         qemu = make_target("qemu")
-        if qemu.unavailable_reason() is None:
+        reason = qemu.unavailable_reason()
+        if reason is None:
             return qemu
-    except (ImportError, ValueError):
-        pass
-    return make_target("host")
+    except (ImportError, ValueError) as exc:
+        reason = str(exc)
+    host = make_target("host")
+    host.fallback_reason = f"qemu is not available: {reason}"
+    return host

@@ -28,6 +28,7 @@ every run and whatever the machine's load, instead of after the wall-clock
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -41,6 +42,7 @@ from pathlib import Path
 
 from harness import toolchain
 from harness.build_units import Toolchain, UnitReport, build_runner
+from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
 from harness.option_values import env_number
@@ -304,8 +306,11 @@ def _run_qemu(argv: list[str], timeout: float, cwd: Path) -> RawRun:
     every hart sleeps and no timer can wake one, which (no timers, no input)
     is final. SIGTERM first, so the plugin still writes the counts it has."""
     start = time.monotonic()
+    # Its own session (a timeout kills the group), and SIGKILL when this
+    # process dies, however it dies (harness/child_process.py).
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, cwd=cwd, start_new_session=True)
+                               stderr=subprocess.PIPE, cwd=cwd, start_new_session=True,
+                               preexec_fn=die_with_parent())
     chunks: dict[str, list[bytes]] = {"out": [], "err": []}
     deadlock = threading.Event()
     budget_line: list[str] = []
@@ -329,14 +334,20 @@ def _run_qemu(argv: list[str], timeout: float, cwd: Path) -> RawRun:
 
     ended_by = None
     deadline = start + timeout
-    while process.poll() is None:
-        if deadlock.is_set():
-            ended_by = "deadlock"
-            break
-        if time.monotonic() >= deadline:
-            ended_by = "timeout"
-            break
-        deadlock.wait(0.02)
+    try:
+        while process.poll() is None:
+            if deadlock.is_set():
+                ended_by = "deadlock"
+                break
+            if time.monotonic() >= deadline:
+                ended_by = "timeout"
+                break
+            deadlock.wait(0.02)
+    except BaseException:   # Ctrl-C or a signal: QEMU is in its own session, so stop it here
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
     if ended_by:
         _stop(process)
     for reader in readers:

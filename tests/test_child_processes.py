@@ -1,0 +1,168 @@
+"""Child processes die with their parent (issue 22): a session killed with
+SIGKILL in the middle of a QEMU run leaves no QEMU running (it used to run
+on past its own 120 s timeout), whether the killed process is the pytest
+session itself, the xdist controller, or the worker that started QEMU. And a
+session leaves no scratch directory (ptl-run-*) behind, after a normal end
+or after Ctrl-C.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import toolchain
+from harness.child_process import die_with_parent
+
+ROOT = Path(__file__).resolve().parent.parent
+# A library whose `mm` spins for ever, silently: QEMU then writes nothing, so
+# nothing but the parent-death signal stops it when the session dies (a
+# QEMU that writes dies of SIGPIPE anyway).
+HANG = "void mm(void *matMul_args) { (void)matMul_args; for (volatile int spin = 1; spin;) {} }"
+QEMU_SLICE = ["suite/test_linalg.py", "-k", "matmul-fp32-fw-N64xM64xK64-trans_B0-bias0-mm-c"]
+HOST_SLICE = ["suite/test_pool.py", "-k", "maxpool and fp32"]
+
+
+def processes_mentioning(text: str, name: str = "") -> dict[int, int]:
+    """pid -> parent pid of the live processes whose command line holds `text`
+    (and `name`); zombies, which run nothing, are not counted."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, parent = stat.rsplit(")", 1)[1].split()[:2]
+        if text in argv and name in argv and state != "Z":
+            found[int(entry.name)] = int(parent)
+    return found
+
+
+def start_session(args: list[str], cache: Path, tmpdir: Path, *extra: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    env["TMPDIR"] = str(tmpdir)
+    tmpdir.mkdir(parents=True, exist_ok=True)
+    # Its own session, as a run from a terminal has its own process group.
+    return subprocess.Popen([sys.executable, "-m", "pytest", *args, "-q", "-p", "no:randomly",
+                             "--ptl-cache", str(cache), "--reports-dir", str(tmpdir / "reports"), *extra],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+
+
+def wait_for(condition, seconds: float):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.01)
+    return condition()
+
+
+@pytest.fixture(scope="module")
+def hanging_library(tmp_path_factory):
+    """The library with a hanging `mm`, and a cache with its QEMU runner built."""
+    reason = toolchain.unavailable_reason()
+    if reason:
+        pytest.fail(f"this test needs the QEMU toolchain: {reason}")
+    root = tmp_path_factory.mktemp("qemu")
+    library = root / "lib_c"
+    shutil.copytree(ROOT / "lib_c", library)
+    source = library / "sources" / "pulp_matmul_fp32.c"
+    text = source.read_text()
+    line = next(line for line in text.splitlines() if line.startswith("void mm(void *matMul_args)"))
+    source.write_text(text.replace(line, HANG))
+    cache = root / "cache"
+    session = start_session([QEMU_SLICE[0], "-k", "matmul-fp32-fw-N64xM64xK64-trans_B0-bias0-mm_u2-c1"], cache,
+                            root / "tmp", "--target", "qemu", "-p", "no:xdist", "--trainlib", str(library))
+    output = session.communicate(timeout=900)[0]
+    assert session.returncode == 0 and "1 passed" in output, output[-3000:]
+    return library, cache
+
+
+@pytest.mark.parametrize("killed", ["session", "xdist controller", "xdist worker"])
+def test_a_session_killed_mid_qemu_run_leaves_no_qemu_running(hanging_library, tmp_path, killed):
+    library, qemu_cache = hanging_library
+    workers = ["-p", "no:xdist"] if killed == "session" else ["-n", "1"]
+    session = start_session(QEMU_SLICE, qemu_cache, tmp_path / "tmp", "--target", "qemu",
+                            "--trainlib", str(library), "--run-timeout", "600", *workers)
+    try:
+        running = wait_for(lambda: processes_mentioning(str(qemu_cache), toolchain.QEMU), 300)
+        assert running, "no QEMU run was seen: " + (session.communicate(timeout=60)[0][-2000:]
+                                                     if session.poll() is not None else "still running")
+        qemu, parent = next(iter(running.items()))
+        time.sleep(1)   # in the spinning kernel by now
+        victim = session.pid if killed != "xdist worker" else parent
+        if killed == "xdist worker":
+            assert parent != session.pid
+        os.kill(victim, signal.SIGKILL)
+        gone = wait_for(lambda: qemu not in processes_mentioning(str(qemu_cache), toolchain.QEMU), 5)
+        assert gone, f"QEMU {qemu} still runs 5 s after its {killed} was killed with SIGKILL"
+        if killed != "xdist worker":
+            assert wait_for(lambda: not processes_mentioning(str(qemu_cache), toolchain.QEMU), 5)
+    finally:
+        if session.poll() is None:
+            os.kill(session.pid, signal.SIGKILL)
+        session.communicate(timeout=60)
+        left = wait_for(lambda: not processes_mentioning(str(qemu_cache), toolchain.QEMU), 10)
+        for pid in processes_mentioning(str(qemu_cache), toolchain.QEMU):   # a failed check's leftovers
+            os.kill(pid, signal.SIGKILL)
+    assert left
+
+
+def test_a_child_started_with_die_with_parent_gets_sigkill_when_its_parent_dies(tmp_path):
+    """The mechanism on its own, with a sleeping child of a killed parent."""
+    marker = f"ptl-orphan-check-{os.getpid()}"
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import subprocess, sys, time\n"
+        "from harness.child_process import die_with_parent\n"
+        f"subprocess.Popen(['sleep', '300', '{marker}'], start_new_session=True, preexec_fn=die_with_parent())\n"
+        "time.sleep(300)\n")], cwd=ROOT)
+    try:
+        assert wait_for(lambda: processes_mentioning(marker), 30)
+        os.kill(parent.pid, signal.SIGKILL)
+        assert wait_for(lambda: not processes_mentioning(marker), 5), "the child outlived its parent"
+    finally:
+        parent.kill()
+        parent.wait()
+        for pid in processes_mentioning(marker):
+            os.kill(pid, signal.SIGKILL)
+    assert die_with_parent() is not None   # Linux: the mechanism is there, not silently skipped
+
+
+def scratch_dirs(tmpdir: Path) -> list[str]:
+    return sorted(p.name for p in tmpdir.glob("ptl-*"))
+
+
+@pytest.mark.parametrize("workers", [["-p", "no:xdist"], ["-n", "2"]], ids=["one process", "xdist"])
+def test_no_scratch_directory_is_left_after_a_normal_session_or_after_ctrl_c(tmp_path, workers):
+    cache, tmpdir = tmp_path / "cache", tmp_path / "tmp"
+    session = start_session(HOST_SLICE, cache, tmpdir, "--target", "host", *workers)
+    output = session.communicate(timeout=900)[0]
+    assert session.returncode == 0 and "60 passed" in output, output[-2000:]
+    assert scratch_dirs(tmpdir) == []
+
+    # Ctrl-C from a terminal: SIGINT to the session's whole process group, while cases run.
+    for bundle in (cache / "golden").rglob("*.bundle"):
+        bundle.unlink()   # so that the cases take long enough to be interrupted
+    session = start_session(HOST_SLICE, cache, tmpdir, "--target", "host", *workers)
+    assert wait_for(lambda: len(list((cache / "golden").rglob("*.bundle"))) >= 3 or session.poll() is not None,
+                    300)
+    assert session.poll() is None, "the session ended before it could be interrupted"
+    assert scratch_dirs(tmpdir), "no scratch directory while cases run: this test would not see a leftover"
+    for _ in range(3):   # a second press, as a user would, when Python lost the first in a finaliser
+        os.killpg(session.pid, signal.SIGINT)
+        if wait_for(lambda: session.poll() is not None, 3):
+            break
+    output = session.communicate(timeout=120)[0]
+    assert session.returncode != 0, output[-2000:]
+    assert wait_for(lambda: scratch_dirs(tmpdir) == [], 5), (scratch_dirs(tmpdir), output[-2000:])

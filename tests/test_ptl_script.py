@@ -1,0 +1,82 @@
+"""./ptl (issue 22): it says what it does while it sets up the environment
+(the first run used to print nothing for over two minutes), and it takes
+relative paths from where it is run, not from the checkout.
+
+The script runs from a copy of the checkout's entry files with a fake
+python3 on PATH: `python3 -m venv` makes a venv whose python only logs how
+it was called, so nothing is installed and no torch is downloaded.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FAKE_VENV_PYTHON = """#!/bin/sh
+echo "python cwd=$(pwd) args=$*" >> "{log}"
+case "$*" in
+    *"-m pip install"*) echo "Collecting torch==2.13.0"; echo "Successfully installed (fake)";;
+    *"-m harness"*) echo "harness ran in $(pwd) with: $*";;
+esac
+"""
+
+FAKE_PYTHON3 = """#!/bin/sh
+# python3 -m venv DIR: a venv whose python logs its calls
+if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
+    mkdir -p "$3/bin"
+    cat > "$3/bin/python" <<'INNER'
+{venv_python}INNER
+    chmod +x "$3/bin/python"
+    exit 0
+fi
+exit 3
+"""
+
+
+def setup(tmp_path: Path) -> tuple[Path, Path, dict, Path]:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    shutil.copy2(ROOT / "ptl", checkout / "ptl")
+    shutil.copy2(ROOT / "pyproject.toml", checkout / "pyproject.toml")
+    log = tmp_path / "calls.log"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text(FAKE_PYTHON3.format(venv_python=FAKE_VENV_PYTHON.format(log=log)))
+    (bin_dir / "python3").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PTL_"))}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "shards" / "a").mkdir(parents=True)
+    return checkout, elsewhere, env, log
+
+
+def test_the_first_run_says_each_setup_step_and_shows_pips_progress(tmp_path):
+    checkout, elsewhere, env, log = setup(tmp_path)
+    result = subprocess.run([str(checkout / "ptl"), "merge", "shards/a"], cwd=elsewhere, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    steps = [line for line in result.stderr.splitlines() if line.startswith("ptl: ")]
+    assert steps[0].startswith(f"ptl: setting up the Python environment in {checkout / '.venv'}")
+    assert [s.split("]")[0] for s in steps if s.startswith("ptl: [")] == ["ptl: [1/3", "ptl: [2/3", "ptl: [3/3"]
+    assert steps[-1].startswith("ptl: environment ready in ")
+    assert "Collecting torch" in result.stdout   # pip speaks: no --quiet
+    pip_calls = [line for line in log.read_text().splitlines() if "-m pip install" in line]
+    assert len(pip_calls) == 2 and not any("--quiet" in line for line in pip_calls)
+    assert f"-e {checkout}" in pip_calls[1]
+
+    again = subprocess.run([str(checkout / "ptl"), "merge", "shards/a"], cwd=elsewhere, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "setting up" not in again.stderr   # set up once
+
+
+def test_relative_paths_are_taken_from_where_ptl_is_run(tmp_path):
+    checkout, elsewhere, env, log = setup(tmp_path)
+    env["PTL_VENV"] = str(tmp_path / "venv")
+    result = subprocess.run([str(checkout / "ptl"), "merge", "shards/a", "--out", "merged"], cwd=elsewhere,
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert f"harness ran in {elsewhere} with: -m harness merge shards/a --out merged" in result.stdout
+    assert (tmp_path / "venv" / ".installed").exists() and not (checkout / ".venv").exists()
