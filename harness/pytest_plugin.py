@@ -252,7 +252,7 @@ class PtlPlugin:
                 max_ulp=result.max_ulp, mean_ulp=None if result.mean_ulp is None else f"{result.mean_ulp:.3f}",
                 worst_error_ratio=None if result.worst_ratio is None else f"{result.worst_ratio:.3g}",
                 failure_class=result.failure.kind if result.failure else "",
-                **self.session.compiler_of(variant.case.dtype))
+                **self.session.compiler_of(variant.case.dtype), **result.delivery)
         expected = self.expectations.match(variant.id, variant.case.features) if self.expectations else None
         if result.failure is None:
             if expected:

@@ -51,6 +51,7 @@ class VariantResult:
     mean_ulp: float | None = None
     worst_ratio: float | None = None
     attachments: dict[str, str] = field(default_factory=dict)   # report files of a chained run
+    delivery: dict = field(default_factory=dict)    # RawRun.delivery: attempts and boards on a farm
 
     @property
     def passed(self) -> bool:
@@ -279,7 +280,7 @@ class Session:
         try:
             raw = self.target.run(artefact.path, payload, self.timeout, workdir)
         except CaseFailure as failure:
-            return {v: VariantResult(v, failure) for v in variants}
+            return {v: VariantResult(v, failure, delivery=failure.delivery or {}) for v in variants}
         finally:
             shutil.rmtree(workdir, ignore_errors=True)   # the run's output is in `raw`
         self.runs += 1
@@ -287,8 +288,10 @@ class Session:
             decoded = decode_records(raw.output, payload_crc(payload))
         except TransportError as exc:
             failure = CaseFailure(failures.TRANSPORT, f"{exc}\n{_tail(raw)}")
-            return {v: VariantResult(v, failure) for v in variants}
+            return {v: VariantResult(v, failure, delivery=raw.delivery or {}) for v in variants}
         results = {v: self._judge(v, i, decoded, raw, bundle, layout) for i, v in enumerate(variants)}
+        for result in results.values():
+            result.delivery = raw.delivery or {}
         self._record(case, results)
         return results
 

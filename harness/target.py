@@ -84,6 +84,9 @@ class RawRun:
     # outside the program, like QEMU's plugin). None when the program itself
     # reports elapsed time in its VARIANT records.
     region_counts: list[list[int]] | None = None
+    # How the case got to a target of several machines (the board farm):
+    # attempts, boards, failed_attempts. The report's columns of the same names.
+    delivery: dict | None = None
 
 
 class BuildError(Exception):

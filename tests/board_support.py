@@ -25,9 +25,10 @@ SUITE_SLICE = "linear and fp32 and fw and c8 and (mm-c8 or mm_unroll_4x4)"
 BIN = Path(sys.executable).parent
 
 
-def board_session(inventory: Path, tmp_path: Path, library: Path = DEFAULT_LIBRARY, **options) -> Session:
+def board_session(inventory: Path, tmp_path: Path, library: Path = DEFAULT_LIBRARY, timeout: float = 60,
+                  **options) -> Session:
     target = BoardTarget(inventory=inventory, state_dir=tmp_path / "state", **options)
-    return Session(target, library, CACHE, timeout=60)
+    return Session(target, library, CACHE, timeout=timeout)
 
 
 def inventory_of(farm, path: Path, boards=None) -> Path:

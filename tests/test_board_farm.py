@@ -53,6 +53,11 @@ def test_a_board_that_vanishes_has_its_cases_retried_on_another_and_is_quarantin
     assert list(quarantined) == ["vb0"] and "[transport]" in quarantined["vb0"], quarantined
     runs = runs_by_board(session)    # on a fresh cache, one more run describes the new firmware
     assert runs["vb0"] == 0 and runs["vb1"] in (len(cases), len(cases) + 1), runs
+    # The retries show in each case's result (the report's attempts, boards, failed_attempts).
+    deliveries = {(r.delivery["attempts"], r.delivery["boards"], r.delivery["failed_attempts"])
+                  for r in results.values()}
+    assert (2, "vb0 vb1", "transport") in deliveries and deliveries <= {(2, "vb0 vb1", "transport"),
+                                                                         (1, "vb1", "")}, deliveries
 
 
 def test_a_hung_board_is_reset_and_answers_again(tmp_path):
@@ -148,6 +153,14 @@ def test_a_suite_run_over_cables_that_break_mid_run_loses_and_repeats_no_row(tmp
     ids = [row["test_id"] for row in rows]
     assert len(ids) == len(set(ids)) == summary["outcomes"]["passed"] == 20, (len(ids), summary["outcomes"])
     assert sum(b["failures"] for b in summary["boards"].values()) >= 2, summary["boards"]
+    retried = [r for r in rows if r["attempts"] == "2"]
+    assert retried and all(r["failed_attempts"] == "transport" and len(r["boards"].split()) == 2 for r in retried)
+    assert all(r["attempts"] == "1" and r["failed_attempts"] == "" for r in rows if r not in retried)
+    import xml.etree.ElementTree as ET
+    junit = ET.parse(tmp_path / "reports" / "junit.xml").getroot()
+    attempts = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")} for c in junit.iter("testcase")}
+    assert all(attempts[r["test_id"]]["attempts"] == r["attempts"] and attempts[r["test_id"]]["boards"] == r["boards"]
+               for r in rows), "the JUnit properties do not carry the attempts"
 
 
 @pytest.mark.skipif(shutil.which("ser2net") is None, reason="ser2net (Debian package ser2net) is not installed")
@@ -162,3 +175,81 @@ def test_cases_pass_over_rfc2217_through_ser2net(tmp_path):
 def load_serial(path) -> str:
     from harness.board.inventory import load
     return load(path).boards[0].serial
+
+
+# ---- a hanging case is not a sick board ------------------------------------------------------
+
+def hanging_library(dest):
+    """lib_c with mm_unroll_2x4 spinning forever (every other kernel as it is)."""
+    from harness.target import DEFAULT_LIBRARY
+    anchor = "void mm_unroll_2x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x4, 0); }"
+    assert anchor in (DEFAULT_LIBRARY / "sources" / "pulp_matmul_fp32.c").read_text(), "the anchor moved"
+    return mutant_library(dest, SourceEdit("sources/pulp_matmul_fp32.c", anchor,
+                                           "void mm_unroll_2x4(void *matMul_args) { (void)matMul_args; "
+                                           "for (volatile int spin = 1; spin;) ; }"))
+
+
+def naive_then_2x4_cases(count: int) -> list[tuple]:
+    """The smallest fp32 linear FW cases, each with the naive kernel then mm_unroll_2x4, 1 core."""
+    from suite.catalogue import linalg
+    cases: dict = {}
+    for v in linalg.LINEAR.variants():
+        if v.case.dtype == "fp32" and v.case.step == "fw" and v.cores == 1 and v.kernel_name in ("mm", "mm_unroll_2x4"):
+            cases.setdefault(v.case, []).append(v)
+    ordered = sorted((c for c in cases if len(cases[c]) == 2), key=lambda c: sum(c.footprint.values()))[:count]
+    return [(c, sorted(cases[c], key=lambda v: v.kernel_name != "mm")) for c in ordered]
+
+
+def test_a_case_that_hangs_is_timeout_on_a_healthy_board_which_is_neither_blamed_nor_quarantined(tmp_path):
+    library = hanging_library(tmp_path / "lib")
+    cases = naive_then_2x4_cases(3)
+    with VirtualFarm(2, "socket", tmp_path / "boards") as farm:
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path, library=library,
+                                timeout=4, quarantine_after=1)
+        results = run_all(session, cases)
+        resets = sum(b.counts["reset"] for b in farm.boards)
+    by_kernel = {}
+    for variant, result in results.items():
+        by_kernel.setdefault(variant.kernel_name, []).append(result)
+    # The naive kernel ran before the hang: its records came back across the reset and stand.
+    assert all(r.passed for r in by_kernel["mm"]), failures_of(results)
+    assert {r.failure.kind for r in by_kernel["mm_unroll_2x4"]} == {failures.TIMEOUT}, failures_of(results)
+    assert all(r.delivery == {"attempts": 1, "boards": r.delivery["boards"], "failed_attempts": ""}
+               and r.delivery["boards"] in ("vb0", "vb1") for r in results.values()), [r.delivery for r in results.values()]
+    assert session.target.farm.quarantined() == {}
+    summary = session.target.farm.summary()
+    assert sum(c["failures"] for c in summary.values()) == 0, summary
+    assert sum(c["hangs"] for c in summary.values()) == len(cases) == resets, (summary, resets)
+
+
+def test_a_board_that_a_reset_does_not_bring_back_is_power_cycled(tmp_path):
+    with VirtualFarm(1, "socket", tmp_path / "boards") as farm:
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path)
+        cases = small_cases(2)
+        assert failures_of(run_all(session, cases[:1])) == []
+        farm.board("vb0").wedge()
+        results = run_all(session, cases[1:])
+        counts = dict(farm.board("vb0").counts)
+    assert failures_of(results) == []
+    assert counts["reset"] == 1 and counts["power"] == 2, counts        # reset, then power off and on
+    summary = session.target.farm.summary()["vb0"]
+    assert summary["resets"] == 1 and summary["power_cycles"] == 1 and summary["failures"] == 0, summary
+
+
+def test_a_board_that_does_not_come_back_counts_a_failure_and_its_case_goes_to_another(tmp_path):
+    import dataclasses
+    with VirtualFarm(2, "socket", tmp_path / "boards") as farm:
+        boards = [dataclasses.replace(b, power=()) for b in farm.inventory()]     # no relay: reset is all there is
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml", boards), tmp_path, quarantine_after=1)
+        cases = small_cases(3)
+        assert failures_of(run_all(session, cases[:1])) == []
+        first = next(e["board"] for e in session.target.farm.ledger() if e["event"] == "run")
+        farm.board(first).wedge()
+        results = run_all(session, cases[1:])
+    assert failures_of(results) == []
+    other = {"vb0": "vb1", "vb1": "vb0"}[first]
+    retried = [r.delivery for r in results.values() if r.delivery["attempts"] == 2]
+    assert retried and all(d == {"attempts": 2, "boards": f"{first} {other}", "failed_attempts": "timeout"}
+                           for d in retried), [r.delivery for r in results.values()]
+    assert session.target.farm.summary()[first]["failure_classes"] == {"timeout": 1}
+    assert list(session.target.farm.quarantined()) == [first]

@@ -27,6 +27,7 @@ from harness import failures
 from harness.board.inventory import Board
 from harness.failures import CaseFailure
 
+EVENT_COUNTS = {"failure": "failures", "reset": "resets", "power": "power_cycles", "flash": "flashes", "hang": "hangs"}
 DEFAULT_LOCK_DIR = Path(tempfile.gettempdir()) / "ptl-board-locks"
 
 
@@ -62,10 +63,10 @@ class Lease:
         path = self._path("failures")
         count = int(path.read_text() or 0) + 1 if path.exists() else 1
         path.write_text(str(count))
-        self.note("failure", kind=kind, message=message.splitlines()[0][:200], in_a_row=count)
+        self.note("failure", kind=kind, message=message, in_a_row=count)
         if count >= self.farm.quarantine_after:
-            self._path("quarantined").write_text(f"{count} failures in a row, the last: [{kind}] "
-                                                 f"{message.splitlines()[0][:200]}")
+            # The whole message: a flash tool's stderr says why, and rarely on its first line.
+            self._path("quarantined").write_text(f"{count} failures in a row, the last: [{kind}] {message}")
             return True
         return False
 
@@ -161,9 +162,11 @@ class BoardFarm:
 
     def summary(self) -> dict:
         """Per board: runs, failures (and their classes), resends, resets,
-        flashes, and quarantine."""
+        power cycles, flashes, cases that hung on a healthy board, and
+        quarantine."""
         def empty() -> dict:
-            return {"runs": 0, "failures": 0, "resends": 0, "resets": 0, "flashes": 0, "failure_classes": {}}
+            return {"runs": 0, "failures": 0, "resends": 0, "resets": 0, "power_cycles": 0, "flashes": 0,
+                    "hangs": 0, "failure_classes": {}}
         out = {b.name: empty() for b in self.boards}
         for entry in self.ledger():
             counts = out.setdefault(entry["board"], empty())
@@ -171,8 +174,8 @@ class BoardFarm:
             if event == "run":
                 counts["runs"] += 1
                 counts["resends"] += entry.get("resends", 0)
-            elif event in ("failure", "reset", "flash"):
-                counts[{"failure": "failures", "reset": "resets", "flash": "flashes"}[event]] += 1
+            elif event in EVENT_COUNTS:
+                counts[EVENT_COUNTS[event]] += 1
             if event == "failure":
                 classes = counts["failure_classes"]
                 classes[entry["kind"]] = classes.get(entry["kind"], 0) + 1

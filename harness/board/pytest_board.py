@@ -99,8 +99,10 @@ def summary_lines(target) -> list[str]:
     if not counts:
         return []
     lines = ["ptl boards: " + "; ".join(f"{name} {c['runs']} runs, {c['failures']} failures, "
-                                        f"{c['resends']} resends, {c['resets']} resets, {c['flashes']} flashes"
+                                        f"{c['resends']} resends, {c['resets']} resets, {c['power_cycles']} power cycles, "
+                                        f"{c['flashes']} flashes, {c['hangs']} hung cases"
                                         for name, c in sorted(counts.items()))]
     for name, why in sorted(target.farm.quarantined().items()):
-        lines.append(f"ptl board QUARANTINED: {name}: {why}")
+        # The whole reason, a flash tool's stderr included: it is what the lab needs to fix the board.
+        lines.append(f"ptl board QUARANTINED: {name}: " + "\n    ".join(why.splitlines()))
     return lines
