@@ -20,7 +20,7 @@ from harness.board.virtual import VirtualFarm
 from harness.failures import CaseFailure
 from harness.targets.qemu import QemuTarget
 from tests.board_support import board_session, failures_of, inventory_of, run_all, small_cases, suite_run
-from tests.mutants import SourceEdit, mutant_library
+from tests.mutants import HANGS, SourceEdit, mutant_library
 
 pytestmark = pytest.mark.skipif(QemuTarget().unavailable_reason() is not None,
                                 reason=f"virtual boards run QEMU: {QemuTarget().unavailable_reason()}")
@@ -58,6 +58,19 @@ def test_a_board_that_vanishes_has_its_cases_retried_on_another_and_is_quarantin
                   for r in results.values()}
     assert (2, "vb0 vb1", "transport") in deliveries and deliveries <= {(2, "vb0 vb1", "transport"),
                                                                          (1, "vb1", "")}, deliveries
+
+
+def test_cases_pass_through_a_cable_that_damages_one_byte_in_a_hundred(tmp_path):
+    # At 1e-2 a 4 KiB frame never arrives whole: the link goes down to short
+    # chunks (16 bytes), and every case still passes on its first board.
+    spec = FaultSpec(corrupt=5e-3, drop=5e-3)
+    with VirtualFarm(1, "socket", tmp_path / "boards", faults=spec) as farm:
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path)
+        results = run_all(session, small_cases(4))
+        injected = sum(farm.proxies["vb0"].counts.values())
+    assert failures_of(results) == []
+    assert injected > 100, f"only {injected} faults injected: the test proves little"
+    assert session.target.farm.summary()["vb0"]["failures"] == 0, session.target.farm.summary()
 
 
 def test_a_hung_board_is_reset_and_answers_again(tmp_path):
@@ -179,16 +192,6 @@ def load_serial(path) -> str:
 
 # ---- a hanging case is not a sick board ------------------------------------------------------
 
-def hanging_library(dest):
-    """lib_c with mm_unroll_2x4 spinning forever (every other kernel as it is)."""
-    from harness.target import DEFAULT_LIBRARY
-    anchor = "void mm_unroll_2x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x4, 0); }"
-    assert anchor in (DEFAULT_LIBRARY / "sources" / "pulp_matmul_fp32.c").read_text(), "the anchor moved"
-    return mutant_library(dest, SourceEdit("sources/pulp_matmul_fp32.c", anchor,
-                                           "void mm_unroll_2x4(void *matMul_args) { (void)matMul_args; "
-                                           "for (volatile int spin = 1; spin;) ; }"))
-
-
 def naive_then_2x4_cases(count: int) -> list[tuple]:
     """The smallest fp32 linear FW cases, each with the naive kernel then mm_unroll_2x4, 1 core."""
     from suite.catalogue import linalg
@@ -201,7 +204,7 @@ def naive_then_2x4_cases(count: int) -> list[tuple]:
 
 
 def test_a_case_that_hangs_is_timeout_on_a_healthy_board_which_is_neither_blamed_nor_quarantined(tmp_path):
-    library = hanging_library(tmp_path / "lib")
+    library = mutant_library(tmp_path / "lib", HANGS)
     cases = naive_then_2x4_cases(3)
     with VirtualFarm(2, "socket", tmp_path / "boards") as farm:
         session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path, library=library,

@@ -192,7 +192,7 @@ class FrameReader:
 class BoardLink:
     """One conversation with a board over an open serial port (pyserial)."""
 
-    MIN_CHUNK = 128
+    MIN_CHUNK = 16
 
     def __init__(self, port, answer_timeout: float = 1.0, attempts: int = 20):
         self.port = port
