@@ -299,6 +299,7 @@ class PtlPlugin:
                                        props, message))
 
     def pytest_sessionfinish(self, session):
+        pytest_board.exit_status(session)
         if self._session is not None:
             self._merge_stats(self._local_stats())
         if hasattr(self.config, "workerinput"):
@@ -428,7 +429,6 @@ class PtlPlugin:
     def pytest_unconfigure(self, config):
         if self._session is not None:
             shutil.rmtree(self._session.workdir, ignore_errors=True)
-        pytest_board.unconfigure(config)
 
 
 def _variant_of(item) -> Variant | None:
@@ -529,6 +529,12 @@ def pytest_configure(config):
     pytest_board.configure(config)
     failure_summary.register(config)
     config.pluginmanager.register(PtlPlugin(config), "ptl-plugin")
+
+
+def pytest_unconfigure(config):
+    # Here, not in PtlPlugin: a Ctrl-C before the plugin object is registered
+    # must still release the labgrid places and remove the board state.
+    pytest_board.unconfigure(config)
 
 
 class _Handle:

@@ -1,7 +1,7 @@
 """The boards of one machine, shared by every process that runs cases on them.
 
-- A lease is an exclusive lock (fcntl.flock) on a file per board in a
-  machine-wide lock directory, so two pytest-xdist workers, or two CI jobs on
+- A lease is an exclusive lock (fcntl.flock) on a file per port (the
+  resolved device, or host:port) in a machine-wide lock directory, so two pytest-xdist workers, or two CI jobs on
   one runner, never use a board at the same time. The kernel drops the lock
   when its holder dies, so a crashed worker never strands a board.
 - The session's state lives in a directory that the pytest controller makes
@@ -89,9 +89,11 @@ class BoardFarm:
         self.poll = poll
 
     def lock_path(self, board: Board) -> Path:
-        """Machine-wide: the same board (name and port) is one lock for every session."""
-        key = hashlib.sha256(f"{board.name}\0{board.serial}".encode()).hexdigest()[:12]
-        return self.lock_dir / f"{board.name}-{key}.lock"
+        """Machine-wide, keyed by the port itself (Board.port): the same port
+        is one lock for every session, under whatever name or path an
+        inventory gives it."""
+        key = hashlib.sha256(board.port.encode()).hexdigest()[:16]
+        return self.lock_dir / f"port-{key}.lock"
 
     def is_quarantined(self, board: Board) -> bool:
         return (self.state_dir / f"{board.name}.quarantined").exists()

@@ -6,11 +6,20 @@ reserves and acquires the places and writes the inventory of their boards.
 It hands all of it to the target, and to the xdist workers, through the
 environment (PTL_BOARDS, PTL_BOARD_STATE, ...), which workers inherit.
 Places are released at the end of the session, also on Ctrl-C, on a crash
-(atexit) and on SIGTERM.
+(atexit) and on SIGTERM; the state directory is removed then too.
+
+SIGTERM ends the run as Ctrl-C does (the reports and summary of the cases
+that finished are written, the places released), with exit status 143. It
+is raised as a KeyboardInterrupt: a SystemExit inside the test loop is
+pytest's INTERNALERROR (a traceback, exit status 3), and pytest.exit's
+exception is an Exception, which the board link's handlers of a failing
+port would take for a broken cable.
 """
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import tempfile
 from pathlib import Path
 
@@ -55,7 +64,10 @@ def configure(config) -> None:
         inventory = load(Path(boards))
     except InventoryError as exc:
         raise pytest.UsageError(str(exc)) from None
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
     state = {"dir": Path(tempfile.mkdtemp(prefix="ptl-board-session-")), "places": None}
+    config.stash[STATE_KEY] = state      # unconfigure removes it, whatever happens next
     os.environ["PTL_BOARD_STATE"] = str(state["dir"])
     os.environ["PTL_BOARDS"] = str(Path(boards).resolve())
     if inventory.labgrid is not None:
@@ -71,13 +83,38 @@ def configure(config) -> None:
         write([*inventory.boards, *acquired], resolved, f"boards of {boards}, with the labgrid places acquired "
                                                         f"for this session")
         os.environ["PTL_BOARDS"] = str(resolved)
-    config.stash[STATE_KEY] = state
 
 
 def unconfigure(config) -> None:
     state = config.stash.get(STATE_KEY, None)
-    if state and state["places"] is not None:
-        state["places"].release()
+    if not state:
+        return
+    try:
+        if state["places"] is not None:
+            state["places"].release()
+    finally:
+        shutil.rmtree(state["dir"], ignore_errors=True)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the run is; pytest ends the session as on Ctrl-C."""
+
+
+_terminated = False
+
+
+def _exit_on_sigterm(signum, frame) -> None:
+    global _terminated
+    _terminated = True
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)     # a second SIGTERM ends it at once
+    raise Terminated("stopped by SIGTERM: the reports are those of the cases that finished; the board leases "
+                     "and labgrid places are released")
+
+
+def exit_status(session) -> None:
+    """At the end of a session that SIGTERM stopped: exit status 128 + SIGTERM, as a killed process's."""
+    if _terminated:
+        session.exitstatus = 128 + signal.SIGTERM
 
 
 def quarantined(target) -> list[str]:
