@@ -256,3 +256,19 @@ def test_a_board_that_does_not_come_back_counts_a_failure_and_its_case_goes_to_a
                            for d in retried), [r.delivery for r in results.values()]
     assert session.target.farm.summary()[first]["failure_classes"] == {"timeout": 1}
     assert list(session.target.farm.quarantined()) == [first]
+
+
+def test_a_board_that_passes_its_health_check_after_a_link_fault_is_not_quarantined(tmp_path):
+    # Each cable breaks once mid-run; with quarantine after 1 failure, the
+    # board would be out at once. It answers the health payload, so it stays.
+    spec = FaultSpec(script=(("from-board", 3000, "disconnect"),))
+    with VirtualFarm(2, "socket", tmp_path / "boards", faults=spec) as farm:
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path, quarantine_after=1)
+        results = run_all(session, small_cases(8))
+        broken = sum(p.counts["from-board disconnect"] for p in farm.proxies.values())
+    assert broken >= 1, "no cable broke: the test proves nothing"
+    assert failures_of(results) == []
+    summary = session.target.farm.summary()
+    assert sum(c["failure_classes"].get("transport", 0) for c in summary.values()) == broken, summary
+    assert session.target.farm.quarantined() == {}
+    assert sum(e["event"] == "healthy" for e in session.target.farm.ledger()) == broken

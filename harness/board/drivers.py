@@ -16,10 +16,11 @@ STDERR_LINES = 200      # of a failed command's output kept in its message (and 
 class BoardFault(Exception):
     """A failure of the board or its link, not of the case: another board may do better."""
 
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: str, message: str, checked: bool = False):
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.checked = checked    # the board already failed a health check (or a reset and power cycle)
 
 
 def open_console(board: Board, read_timeout: float = 0.05):

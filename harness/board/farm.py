@@ -20,6 +20,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,12 +59,23 @@ class Lease:
     def succeeded(self) -> None:
         self._path("failures").write_text("0")
 
-    def failed(self, kind: str, message: str) -> bool:
-        """Counts a failure; returns True when it puts the board in quarantine."""
+    @property
+    def failures_in_a_row(self) -> int:
         path = self._path("failures")
-        count = int(path.read_text() or 0) + 1 if path.exists() else 1
-        path.write_text(str(count))
+        return int(path.read_text() or 0) if path.exists() else 0
+
+    def failed(self, kind: str, message: str, healthy: Callable[[], bool] | None = None) -> bool:
+        """Counts a failure; returns True when it puts the board in
+        quarantine. `healthy`, when given, is asked first at the failure
+        that would: a board that passes it keeps working (its count starts
+        over), so only a board that fails its health check is quarantined."""
+        count = self.failures_in_a_row + 1
+        self._path("failures").write_text(str(count))
         self.note("failure", kind=kind, message=message, in_a_row=count)
+        if count >= self.farm.quarantine_after and healthy is not None and healthy():
+            self.note("healthy", after=count)
+            self.succeeded()
+            return False
         if count >= self.farm.quarantine_after:
             # The whole message: a flash tool's stderr says why, and rarely on its first line.
             self._path("quarantined").write_text(f"{count} failures in a row, the last: [{kind}] {message}")

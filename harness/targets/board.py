@@ -15,7 +15,9 @@ A failure of the board or its link (transport, load, a board that does not
 come back) is retried on another board, up to `attempts` boards; a result
 that arrived whole is never retried, so a numeric failure stays one. A
 board that fails `quarantine_after` times in a row is quarantined for the
-session (harness/board/farm.py).
+session (harness/board/farm.py), unless it passes the health check asked
+at the failure that would quarantine it: a noisy cable's run of bad luck
+does not take a working board out.
 
 A case that runs past its timeout is not, by itself, the board's fault: a
 library that hangs in one kernel would otherwise time out on every board
@@ -182,7 +184,7 @@ class BoardTarget(Target):
                         faults.append(fault)
                         notes.append(f"attempt {attempt} on board {lease.board.name}: [{fault.kind}] "
                                      f"{fault.message}")
-                        if lease.failed(fault.kind, fault.message):
+                        if lease.failed(fault.kind, fault.message, self._checker(lease, fault)):
                             notes.append(f"board {lease.board.name} is quarantined for this session "
                                          f"({self.farm.quarantine_after} failures in a row)")
                         avoid.add(lease.board.name)
@@ -282,11 +284,31 @@ class BoardTarget(Target):
         sick = self._health_check(link)
         if sick:
             raise BoardFault(failures.TIMEOUT, f"board {board.name}: no result within {timeout:g} s, and after "
-                                               f"a reset it failed the health check: {sick}")
+                                               f"a reset it failed the health check: {sick}", checked=True)
         lease.note("hang", seconds=round(seconds, 3), kept=len(leftover))
         return RawRun(leftover, f"ptl board: board {board.name} ran the case past {timeout:g} s; it was reset "
                                 f"and passed the health check, so the case hangs, not the board\n".encode(),
                       None, timed_out=True, seconds=seconds)
+
+    def _checker(self, lease: Lease, fault: BoardFault):
+        """The health check to ask before a link or timeout fault quarantines
+        the board (None: no check). A failed flash is the board's for sure,
+        and a fault that came from a health check was one already."""
+        if fault.kind not in (failures.TRANSPORT, failures.TIMEOUT) or fault.checked:
+            return None
+
+        def healthy() -> bool:
+            try:
+                port = drivers.open_console(lease.board)
+            except BoardFault:
+                return False
+            link = BoardLink(port, answer_timeout=self.answer_timeout)
+            try:
+                link.attempts = BOOT_TRIES
+                return self._health_check(link) is None
+            finally:
+                _close(link.port)
+        return healthy
 
     def _health_check(self, link: BoardLink) -> str | None:
         """Runs the known-good health payload (the runner's describe payload:
@@ -340,7 +362,7 @@ class BoardTarget(Target):
             link.attempts = tries
         done = " and ".join({"reset": "a reset", "power": "a power cycle"}[s] for s in steps)
         raise BoardFault(failures.TIMEOUT, f"board {board.name} stopped answering, and {done} did not bring it "
-                                           f"back")
+                                           f"back", checked=True)
 
 
 def _delivery(boards: list[str], faults: list[BoardFault]) -> dict:
