@@ -20,7 +20,7 @@
    boards, -n 2, --run-timeout 5. Every variant's outcome as on qemu (the
    kernels before mm_unroll_2x4 pass, the rest `timeout`), each case run
    once, 0 boards quarantined.
-6. noisy: linear cases on 2 boards behind the proxy at a byte
+6. noisy: linear fp32 FW (720 variants) on 2 boards behind the proxy at a byte
    corruption-or-drop rate of 1e-2 (--noisy-rate), -n 2: at least 95% of
    the variants pass after retries, and 0 silent wrong results.
 
@@ -60,7 +60,7 @@ PARTS = ("corruption", "disconnect", "farm", "labgrid", "hang", "noisy")
 # 4 cases of 24 kernels, 1 core: mm_unroll_2x4 is the 11th kernel of each.
 HANG_SELECT = "linear and fp32 and fw and c1 and (inp1xout1 or inp5xout3)"
 HANG_TIMEOUT = "5"
-NOISY_SELECT = "linear and fp32 and (mm-c1 or mm-c8)"
+NOISY_SELECT = "linear and fp32 and fw"   # the 720 variants (10 cases) that issue 21 saw all fail at 1e-2
 
 
 def pytest_run(reports: Path, modules: list[str], select: str, target: str, workers: int,
