@@ -25,6 +25,7 @@ class CaseFailure(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.delivery: dict | None = None   # as RawRun.delivery, when a farm target gave up on the case
 
     def __str__(self) -> str:
         return f"[{self.kind}] {self.message}"

@@ -298,7 +298,7 @@ class PtlPlugin:
                 max_ulp=result.max_ulp, mean_ulp=None if result.mean_ulp is None else f"{result.mean_ulp:.3f}",
                 worst_error_ratio=None if result.worst_ratio is None else f"{result.worst_ratio:.3g}",
                 failure_class=result.failure.kind if result.failure else "",
-                **self.session.compiler_of(variant.case.dtype))
+                **self.session.compiler_of(variant.case.dtype), **result.delivery)
         expected = self.expectations.match(variant.id, variant.case.features) if self.expectations else None
         if result.failure is None:
             if expected:
@@ -512,7 +512,6 @@ class PtlPlugin:
     def pytest_unconfigure(self, config):
         if self._session is not None:
             shutil.rmtree(self._session.workdir, ignore_errors=True)
-        pytest_board.unconfigure(config)
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if self.target.fallback_reason and reporter is not None and not hasattr(config, "workerinput"):
             # The run's last line: after pytest's own "N passed" line.
@@ -660,12 +659,6 @@ def _stop_on_sigterm(config) -> None:
 _SIGTERM_KEY = pytest.StashKey[object]()
 
 
-def pytest_unconfigure(config):
-    previous = config.stash.get(_SIGTERM_KEY, None)
-    if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def pytest_configure(config):
     validate_options(config)
     _stop_on_sigterm(config)
@@ -678,6 +671,15 @@ def pytest_configure(config):
     pytest_board.configure(config)
     failure_summary.register(config)
     config.pluginmanager.register(PtlPlugin(config), "ptl-plugin")
+
+
+def pytest_unconfigure(config):
+    # Here, not in PtlPlugin: a Ctrl-C before the plugin object is registered
+    # must still release the labgrid places and remove the board state.
+    pytest_board.unconfigure(config)
+    previous = config.stash.get(_SIGTERM_KEY, None)
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class _Handle:

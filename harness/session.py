@@ -51,6 +51,7 @@ class VariantResult:
     mean_ulp: float | None = None
     worst_ratio: float | None = None
     attachments: dict[str, str] = field(default_factory=dict)   # report files of a chained run
+    delivery: dict = field(default_factory=dict)    # RawRun.delivery: attempts and boards on a farm
 
     @property
     def passed(self) -> bool:
@@ -296,7 +297,7 @@ class Session:
         try:
             raw = self.target.run(artefact.path, payload, self.timeout, workdir)
         except CaseFailure as failure:
-            return {v: VariantResult(v, failure) for v in variants}
+            return {v: VariantResult(v, failure, delivery=failure.delivery or {}) for v in variants}
         finally:
             shutil.rmtree(workdir, ignore_errors=True)   # the run's output is in `raw`
         self.runs += 1
@@ -304,10 +305,12 @@ class Session:
             decoded = decode_records(raw.output, payload_crc(payload))
         except TransportError as exc:
             failure = CaseFailure(failures.TRANSPORT, f"{exc}\n{_tail(raw)}")
-            return {v: VariantResult(v, failure) for v in variants}
+            return {v: VariantResult(v, failure, delivery=raw.delivery or {}) for v in variants}
         stopped_in = _stopped_in(decoded, raw, len(variants))
         ran = variants if stopped_in is None else variants[:stopped_in + 1]
         results = {v: self._judge(v, i, decoded, raw, bundle, layout) for i, v in enumerate(ran)}
+        for result in results.values():
+            result.delivery = raw.delivery or {}
         self._record(case, results)
         if stopped_in is not None:
             # One variant hung or crashed the runner, and the ones after it never

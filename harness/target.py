@@ -88,6 +88,9 @@ class RawRun:
     # Why the target stopped a run that would not end (with timed_out), when it
     # knew better than the wall clock, e.g. QEMU's instruction budget.
     stop_reason: str = ""
+    # How the case got to a target of several machines (the board farm):
+    # attempts, boards, failed_attempts. The report's columns of the same names.
+    delivery: dict | None = None
 
 
 class BuildError(Exception):

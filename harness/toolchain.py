@@ -5,7 +5,9 @@ how to get it.
     python -m harness toolchain --install  also install what is missing (as root)
     python -m harness.toolchain --packages the Debian packages, one line (needs no venv: CI's apt cache)
 
-Everything comes from Debian packages (bookworm or later):
+Everything comes from Debian packages (bookworm or later), listed once in
+harness/debian-packages.txt ([toolchain] below; --packages prints the whole
+file, the machine's packages too):
 
     gcc-riscv64-unknown-elf        GCC 12 for rv32imafc/ilp32f (FP32 and bfloat16 builds)
     picolibc-riscv64-unknown-elf   the C library, with an rv32imafc/ilp32f multilib
@@ -45,6 +47,19 @@ CLANG19_FLAGS = ("-Xclang", "-fbfloat16-excess-precision=none", "-ffp-contract=o
 HOST_CC = os.environ.get("PTL_HOST_CC", "gcc")
 MARCH, MABI = "rv32imafc", "ilp32f"
 MIN_QEMU = (7, 0)
+PACKAGES_FILE = Path(__file__).resolve().parent / "debian-packages.txt"
+
+
+def debian_packages(section: str | None = None) -> list[str]:
+    """The packages of harness/debian-packages.txt, of one [section] or all."""
+    packages, current = [], None
+    for line in PACKAGES_FILE.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("["):
+            current = line.strip("[]")
+        elif line and (section is None or section == current):
+            packages += line.split()
+    return packages
 
 
 def _run(argv: list[str], timeout: float = 60) -> subprocess.CompletedProcess | None:
@@ -306,10 +321,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--install", action="store_true", help="apt-get install what is missing (as root)")
     parser.add_argument("--no-smoke", action="store_true", help="skip the build-and-run smoke test")
     parser.add_argument("--packages", action="store_true",
-                        help="print the Debian packages of the toolchain on one line, check nothing")
+                        help="print the Debian packages of harness/debian-packages.txt on one line, check nothing")
     args = parser.parse_args(argv)
     if args.packages:
-        print(" ".join(r.package for r in REQUIREMENTS))
+        print(" ".join(debian_packages()))
         return 0
 
     broken: set[Requirement] = set()   # on PATH but not running: apt-get would not fix them

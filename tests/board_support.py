@@ -6,6 +6,7 @@ import contextlib
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -25,9 +26,16 @@ SUITE_SLICE = "linear and fp32 and fw and c8 and (mm-c8 or mm_unroll_4x4)"
 BIN = Path(sys.executable).parent
 
 
-def board_session(inventory: Path, tmp_path: Path, library: Path = DEFAULT_LIBRARY, **options) -> Session:
+def _tool(name: str) -> str:
+    """A labgrid program: beside this interpreter (its venv), else on PATH, as the harness finds labgrid-client."""
+    beside = BIN / name
+    return str(beside) if beside.exists() else (shutil.which(name) or str(beside))
+
+
+def board_session(inventory: Path, tmp_path: Path, library: Path = DEFAULT_LIBRARY, timeout: float = 60,
+                  **options) -> Session:
     target = BoardTarget(inventory=inventory, state_dir=tmp_path / "state", **options)
-    return Session(target, library, CACHE, timeout=60)
+    return Session(target, library, CACHE, timeout=timeout)
 
 
 def inventory_of(farm, path: Path, boards=None) -> Path:
@@ -84,12 +92,12 @@ def labgrid_lab(farm, workdir: Path, tags: dict[str, str]):
     address = f"127.0.0.1:{port}"
     processes = []
     try:
-        processes.append(subprocess.Popen([str(BIN / "labgrid-coordinator"), "-l", address], cwd=workdir,
+        processes.append(subprocess.Popen([_tool("labgrid-coordinator"), "-l", address], cwd=workdir,
                                           stdout=open(workdir / "coordinator.log", "w"), stderr=subprocess.STDOUT,
                                           start_new_session=True))
         assert wait_listening(port, 30, processes[0]), (workdir / "coordinator.log").read_text()
         (workdir / "exporter.yaml").write_text(exporter_config(farm.boards))
-        processes.append(subprocess.Popen([str(BIN / "labgrid-exporter"), "-c", address, "-n", "ptl-lab",
+        processes.append(subprocess.Popen([_tool("labgrid-exporter"), "-c", address, "-n", "ptl-lab",
                                            "--hostname", "127.0.0.1", str(workdir / "exporter.yaml")], cwd=workdir,
                                           stdout=open(workdir / "exporter.log", "w"), stderr=subprocess.STDOUT,
                                           start_new_session=True))
@@ -122,7 +130,7 @@ def labgrid_inventory(path: Path, coordinator: str, places: int, reserve: dict[s
 
 
 def lab_client(address: str, *args: str) -> str:
-    result = subprocess.run([str(BIN / "labgrid-client"), "-x", address, *args], capture_output=True, text=True,
+    result = subprocess.run([_tool("labgrid-client"), "-x", address, *args], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0, f"labgrid-client {' '.join(args)}: {result.stderr}"
     return result.stdout

@@ -20,7 +20,7 @@ from harness.board.virtual import VirtualFarm
 from harness.failures import CaseFailure
 from harness.targets.qemu import QemuTarget
 from tests.board_support import board_session, failures_of, inventory_of, run_all, small_cases, suite_run
-from tests.mutants import SourceEdit, mutant_library
+from tests.mutants import HANGS, SourceEdit, mutant_library
 
 pytestmark = pytest.mark.skipif(QemuTarget().unavailable_reason() is not None,
                                 reason=f"virtual boards run QEMU: {QemuTarget().unavailable_reason()}")
@@ -53,6 +53,24 @@ def test_a_board_that_vanishes_has_its_cases_retried_on_another_and_is_quarantin
     assert list(quarantined) == ["vb0"] and "[transport]" in quarantined["vb0"], quarantined
     runs = runs_by_board(session)    # on a fresh cache, one more run describes the new firmware
     assert runs["vb0"] == 0 and runs["vb1"] in (len(cases), len(cases) + 1), runs
+    # The retries show in each case's result (the report's attempts, boards, failed_attempts).
+    deliveries = {(r.delivery["attempts"], r.delivery["boards"], r.delivery["failed_attempts"])
+                  for r in results.values()}
+    assert (2, "vb0 vb1", "transport") in deliveries and deliveries <= {(2, "vb0 vb1", "transport"),
+                                                                         (1, "vb1", "")}, deliveries
+
+
+def test_cases_pass_through_a_cable_that_damages_one_byte_in_a_hundred(tmp_path):
+    # At 1e-2 a 4 KiB frame never arrives whole: the link goes down to short
+    # chunks (16 bytes), and every case still passes on its first board.
+    spec = FaultSpec(corrupt=5e-3, drop=5e-3)
+    with VirtualFarm(1, "socket", tmp_path / "boards", faults=spec) as farm:
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path)
+        results = run_all(session, small_cases(4))
+        injected = sum(farm.proxies["vb0"].counts.values())
+    assert failures_of(results) == []
+    assert injected > 100, f"only {injected} faults injected: the test proves little"
+    assert session.target.farm.summary()["vb0"]["failures"] == 0, session.target.farm.summary()
 
 
 def test_a_hung_board_is_reset_and_answers_again(tmp_path):
@@ -148,6 +166,14 @@ def test_a_suite_run_over_cables_that_break_mid_run_loses_and_repeats_no_row(tmp
     ids = [row["test_id"] for row in rows]
     assert len(ids) == len(set(ids)) == summary["outcomes"]["passed"] == 20, (len(ids), summary["outcomes"])
     assert sum(b["failures"] for b in summary["boards"].values()) >= 2, summary["boards"]
+    retried = [r for r in rows if r["attempts"] == "2"]
+    assert retried and all(r["failed_attempts"] == "transport" and len(r["boards"].split()) == 2 for r in retried)
+    assert all(r["attempts"] == "1" and r["failed_attempts"] == "" for r in rows if r not in retried)
+    import xml.etree.ElementTree as ET
+    junit = ET.parse(tmp_path / "reports" / "junit.xml").getroot()
+    attempts = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")} for c in junit.iter("testcase")}
+    assert all(attempts[r["test_id"]]["attempts"] == r["attempts"] and attempts[r["test_id"]]["boards"] == r["boards"]
+               for r in rows), "the JUnit properties do not carry the attempts"
 
 
 @pytest.mark.skipif(shutil.which("ser2net") is None, reason="ser2net (Debian package ser2net) is not installed")
@@ -162,3 +188,87 @@ def test_cases_pass_over_rfc2217_through_ser2net(tmp_path):
 def load_serial(path) -> str:
     from harness.board.inventory import load
     return load(path).boards[0].serial
+
+
+# ---- a hanging case is not a sick board ------------------------------------------------------
+
+def naive_then_2x4_cases(count: int) -> list[tuple]:
+    """The smallest fp32 linear FW cases, each with the naive kernel then mm_unroll_2x4, 1 core."""
+    from suite.catalogue import linalg
+    cases: dict = {}
+    for v in linalg.LINEAR.variants():
+        if v.case.dtype == "fp32" and v.case.step == "fw" and v.cores == 1 and v.kernel_name in ("mm", "mm_unroll_2x4"):
+            cases.setdefault(v.case, []).append(v)
+    ordered = sorted((c for c in cases if len(cases[c]) == 2), key=lambda c: sum(c.footprint.values()))[:count]
+    return [(c, sorted(cases[c], key=lambda v: v.kernel_name != "mm")) for c in ordered]
+
+
+def test_a_case_that_hangs_is_timeout_on_a_healthy_board_which_is_neither_blamed_nor_quarantined(tmp_path):
+    library = mutant_library(tmp_path / "lib", HANGS)
+    cases = naive_then_2x4_cases(3)
+    with VirtualFarm(2, "socket", tmp_path / "boards") as farm:
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path, library=library,
+                                timeout=4, quarantine_after=1)
+        results = run_all(session, cases)
+        resets = sum(b.counts["reset"] for b in farm.boards)
+    by_kernel = {}
+    for variant, result in results.items():
+        by_kernel.setdefault(variant.kernel_name, []).append(result)
+    # The naive kernel ran before the hang: its records came back across the reset and stand.
+    assert all(r.passed for r in by_kernel["mm"]), failures_of(results)
+    assert {r.failure.kind for r in by_kernel["mm_unroll_2x4"]} == {failures.TIMEOUT}, failures_of(results)
+    assert all(r.delivery == {"attempts": 1, "boards": r.delivery["boards"], "failed_attempts": ""}
+               and r.delivery["boards"] in ("vb0", "vb1") for r in results.values()), [r.delivery for r in results.values()]
+    assert session.target.farm.quarantined() == {}
+    summary = session.target.farm.summary()
+    assert sum(c["failures"] for c in summary.values()) == 0, summary
+    assert sum(c["hangs"] for c in summary.values()) == len(cases) == resets, (summary, resets)
+
+
+def test_a_board_that_a_reset_does_not_bring_back_is_power_cycled(tmp_path):
+    with VirtualFarm(1, "socket", tmp_path / "boards") as farm:
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path)
+        cases = small_cases(2)
+        assert failures_of(run_all(session, cases[:1])) == []
+        farm.board("vb0").wedge()
+        results = run_all(session, cases[1:])
+        counts = dict(farm.board("vb0").counts)
+    assert failures_of(results) == []
+    assert counts["reset"] == 1 and counts["power"] == 2, counts        # reset, then power off and on
+    summary = session.target.farm.summary()["vb0"]
+    assert summary["resets"] == 1 and summary["power_cycles"] == 1 and summary["failures"] == 0, summary
+
+
+def test_a_board_that_does_not_come_back_counts_a_failure_and_its_case_goes_to_another(tmp_path):
+    import dataclasses
+    with VirtualFarm(2, "socket", tmp_path / "boards") as farm:
+        boards = [dataclasses.replace(b, power=()) for b in farm.inventory()]     # no relay: reset is all there is
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml", boards), tmp_path, quarantine_after=1)
+        cases = small_cases(3)
+        assert failures_of(run_all(session, cases[:1])) == []
+        first = next(e["board"] for e in session.target.farm.ledger() if e["event"] == "run")
+        farm.board(first).wedge()
+        results = run_all(session, cases[1:])
+    assert failures_of(results) == []
+    other = {"vb0": "vb1", "vb1": "vb0"}[first]
+    retried = [r.delivery for r in results.values() if r.delivery["attempts"] == 2]
+    assert retried and all(d == {"attempts": 2, "boards": f"{first} {other}", "failed_attempts": "timeout"}
+                           for d in retried), [r.delivery for r in results.values()]
+    assert session.target.farm.summary()[first]["failure_classes"] == {"timeout": 1}
+    assert list(session.target.farm.quarantined()) == [first]
+
+
+def test_a_board_that_passes_its_health_check_after_a_link_fault_is_not_quarantined(tmp_path):
+    # Each cable breaks once mid-run; with quarantine after 1 failure, the
+    # board would be out at once. It answers the health payload, so it stays.
+    spec = FaultSpec(script=(("from-board", 3000, "disconnect"),))
+    with VirtualFarm(2, "socket", tmp_path / "boards", faults=spec) as farm:
+        session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path, quarantine_after=1)
+        results = run_all(session, small_cases(8))
+        broken = sum(p.counts["from-board disconnect"] for p in farm.proxies.values())
+    assert broken >= 1, "no cable broke: the test proves nothing"
+    assert failures_of(results) == []
+    summary = session.target.farm.summary()
+    assert sum(c["failure_classes"].get("transport", 0) for c in summary.values()) == broken, summary
+    assert session.target.farm.quarantined() == {}
+    assert sum(e["event"] == "healthy" for e in session.target.farm.ledger()) == broken

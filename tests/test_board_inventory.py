@@ -106,3 +106,26 @@ def test_without_an_inventory_the_board_target_says_how_to_get_one(tmp_path):
     output = result.stdout + result.stderr
     assert result.returncode == 4 and "--boards FILE.toml" in output and "boards serve" in output, output
     assert "Traceback" not in output, output
+
+
+@pytest.mark.parametrize("first, second", [
+    ("/dev/ttyUSB0", "/dev/../dev/ttyUSB0"),                 # one device under two paths
+    ("socket://localhost:4001", "rfc2217://127.0.0.1:4001"),   # one TCP port under two names
+])
+def test_one_port_under_two_board_names_is_an_error_naming_both(tmp_path, first, second):
+    text = GOOD.replace('serial = "/dev/ttyUSB0"', f'serial = "{first}"') + \
+        GOOD.replace("[boards.gap9-a]", "[boards.gap9-b]").replace('serial = "/dev/ttyUSB0"', f'serial = "{second}"')
+    with pytest.raises(InventoryError) as raised:
+        load(inventory(tmp_path, text))
+    message = str(raised.value)
+    assert "\n" not in message and "gap9-a" in message and "gap9-b" in message and "'serial'" in message, message
+
+
+def test_a_device_and_its_symlink_are_one_port(tmp_path):
+    device = tmp_path / "dev-ttyUSB0"
+    device.write_text("")
+    link = tmp_path / "by-id-usb-FTDI"
+    link.symlink_to(device)
+    from harness.board.inventory import port_of
+    # /dev/serial/by-id/... is a symlink to /dev/ttyUSB*: resolved, both are the device.
+    assert port_of(str(link).replace(str(tmp_path), "/dev/../" + str(tmp_path))) == str(device.resolve())

@@ -2,7 +2,7 @@
 on the loopback export two virtual boards (their ptys, through the ser2net
 the exporter starts), the harness reserves and acquires the places by tag,
 runs cases on their RFC 2217 ports, and releases the places at the end, and
-also when the run is interrupted with Ctrl-C."""
+also when the run is interrupted with Ctrl-C or SIGTERM."""
 import os
 import shutil
 import signal
@@ -36,23 +36,36 @@ def test_cases_run_on_reserved_labgrid_places_which_are_released_afterwards_and_
         places = lab_client(coordinator, "places", "--acquired").strip()
         assert places == "", places
 
-        # Ctrl-C in the middle of a run releases the places too.
-        reports = tmp_path / "interrupted"
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PTL_BOARD"))}
-        run = subprocess.Popen([sys.executable, "-m", "pytest", "suite/test_linalg.py", "-q", "-p", "no:randomly",
-                                "-k", "matmul and fp32", "--target", "board", "--boards", str(inventory),
-                                "--reports-dir", str(reports)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
-        try:
-            deadline = time.monotonic() + 60
-            while len(lab_client(coordinator, "places", "--acquired").split()) < 2:
-                assert run.poll() is None and time.monotonic() < deadline, "the run never acquired the places"
-                time.sleep(0.3)
-            time.sleep(2)                              # cases are running now
-            run.send_signal(signal.SIGINT)
-            output, _ = run.communicate(timeout=60)
-        finally:
-            run.kill()
-        assert run.returncode == 2, output[-3000:]      # pytest's "interrupted"
-        places = lab_client(coordinator, "places", "--acquired").strip()
-        assert places == "", f"places still acquired after Ctrl-C:\n{places}\n{output[-2000:]}"
+        # Ctrl-C, and SIGTERM, in the middle of a run release the places too, without a traceback,
+        # and leave nothing in the temporary directory.
+        scratch = tmp_path / "tmp"
+        scratch.mkdir()
+        for stop, status in ((signal.SIGINT, 2), (signal.SIGTERM, 2)):   # pytest's interrupted, for both
+            output, returncode = _stopped_run(coordinator, inventory, tmp_path / f"stopped-{stop.name}", scratch, stop)
+            assert returncode == status, f"{stop.name}: exit {returncode}\n{output[-3000:]}"
+            assert "INTERNALERROR" not in output and "Traceback" not in output, output[-3000:]
+            places = lab_client(coordinator, "places", "--acquired").strip()
+            assert places == "", f"places still acquired after {stop.name}:\n{places}\n{output[-2000:]}"
+            left = sorted(p.name for p in scratch.iterdir() if p.name != "ptl-board-locks")   # machine-wide, kept
+            assert left == [], f"{stop.name} left {left} in the temporary directory"
+
+
+def _stopped_run(coordinator, inventory, reports, scratch, stop) -> tuple[str, int]:
+    """A board run of many cases, sent `stop` once it holds both places and runs cases."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PTL_BOARD"))}
+    env["TMPDIR"] = str(scratch)
+    run = subprocess.Popen([sys.executable, "-m", "pytest", "suite/test_linalg.py", "-q", "-p", "no:randomly",
+                            "-k", "matmul and fp32", "--target", "board", "--boards", str(inventory),
+                            "--ptl-cache", str(ROOT / ".cache" / "ptl"), "--reports-dir", str(reports)],
+                           cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(lab_client(coordinator, "places", "--acquired").split()) < 2:
+            assert run.poll() is None and time.monotonic() < deadline, "the run never acquired the places"
+            time.sleep(0.3)
+        time.sleep(2)                              # cases are running now
+        run.send_signal(stop)
+        output, _ = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    return output, run.returncode

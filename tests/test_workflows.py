@@ -92,7 +92,7 @@ def test_pinned_actions_least_privilege_and_a_concurrency_group(path):
     uses += [step["uses"] for step in _load(GITHUB / "actions" / "ptl-setup" / "action.yml")["runs"]["steps"]
              if "uses" in step]
     for action in uses:
-        assert action.startswith("./") or re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", action), action
+        assert action.startswith("./") or re.fullmatch(r"[\w.-]+/[\w.-]+(/[\w.-]+)*@[0-9a-f]{40}", action), action
 
 
 def _commands(script: str) -> list[str]:
@@ -108,8 +108,8 @@ def test_every_run_step_calls_a_command_the_readme_documents():
     scripts += [step["run"] for step in _load(GITHUB / "actions" / "ptl-setup" / "action.yml")["runs"]["steps"]
                 if "run" in step]
     commands = {command for script in scripts for command in _commands(script)}
-    assert {"./ptl test", "./ptl regress", "./ptl merge reports/shards/*", "tox -e gvsoc",
-            "scripts/install-gvsoc.sh", "python3 -m harness.toolchain"} <= commands
+    assert {"./ptl test", "./ptl setup", "./ptl regress", "./ptl merge reports/shards/*", "tox -e gvsoc",
+            "scripts/install-gvsoc.sh", "scripts/install-debian-packages.sh", "python3 -m harness.toolchain"} <= commands
     undocumented = sorted(c for c in commands if c not in readme)
     assert not undocumented, f"run: steps call commands the README does not show: {undocumented}"
 
@@ -119,3 +119,54 @@ def test_the_gvsoc_workflow_installs_the_tox_that_pyproject_pins():
     tox = next(p for p in pins if p.startswith("tox=="))
     steps = [step["run"] for _, _, step in _steps(_load(GITHUB / "workflows" / "gvsoc.yml")) if "run" in step]
     assert any(f"pip install {tox}" in run for run in steps)
+
+
+# ---- one package list, Debian 12 jobs, caches saved when built -------------------------------
+
+def _all_steps():
+    """(where, job, step) of every workflow job and of the ptl-setup action."""
+    for path in WORKFLOWS:
+        for name, job, step in _steps(_load(path)):
+            yield f"{path.name}:{name}", job, step
+    for step in _load(GITHUB / "actions" / "ptl-setup" / "action.yml")["runs"]["steps"]:
+        yield "ptl-setup", {}, step
+
+
+def test_one_package_list_serves_ci_run_the_toolchain_command_and_the_workflows():
+    from harness import toolchain
+    listed = toolchain.debian_packages()
+    script = subprocess.run([str(ROOT / "scripts" / "install-debian-packages.sh"), "--list"], capture_output=True,
+                            text=True, check=True).stdout.split()
+    command = subprocess.run([sys.executable, "-m", "harness.toolchain", "--packages"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()
+    assert script == command == listed and "ser2net" in listed
+    assert {r.package for r in toolchain.REQUIREMENTS} == set(toolchain.debian_packages("toolchain"))
+    ci_run = (ROOT / ".ci" / "run").read_text()
+    assert "scripts/install-debian-packages.sh" in ci_run and "apt-get install" not in ci_run
+    for where, _, step in _all_steps():
+        run = step.get("run", "")
+        for line in run.splitlines():
+            if "apt-get install" in line:   # only the bootstrap of a bare container, or the list itself
+                assert "harness.toolchain --packages" in run or line.split("--no-install-recommends")[-1].split() \
+                    == ["git", "ca-certificates"], f"{where}: a package list of its own: {line.strip()}"
+
+
+def test_the_regression_jobs_run_in_debian_12_with_the_packages_of_ci_run():
+    jobs = _load(GITHUB / "workflows" / "regression.yml")["jobs"]
+    for name in ("tests", "qemu"):
+        assert jobs[name]["container"] == "debian:12", name
+        runs = [step.get("run", "") for step in jobs[name]["steps"]]
+        assert "scripts/install-debian-packages.sh" in runs, name
+
+
+def test_every_cache_is_saved_right_after_it_is_built_not_at_the_end_of_a_green_job():
+    restores, saves = {}, {}
+    for where, _, step in _all_steps():
+        uses = step.get("uses", "")
+        assert not uses.startswith("actions/cache@"), f"{where}: actions/cache saves only when the job succeeds"
+        if uses.startswith("actions/cache/restore@"):
+            restores.setdefault(where, []).append(step["with"]["key"])
+        elif uses.startswith("actions/cache/save@"):
+            saves.setdefault(where, []).append(step["with"]["key"])
+    assert restores, "no cache at all: the check proves nothing"
+    assert restores == saves, "each restored cache is saved under the same key in the same job"

@@ -141,7 +141,7 @@ def main(argv: list[str]) -> int:
     probe.add_argument("--tags", default="", help="only boards with all these tags (comma-separated)")
     probe.add_argument("--tries", type=int, default=3, help="pings before a board counts as silent")
     probe.set_defaults(handler=check)
-    ctl = sub.add_parser("control", help="one command to a virtual board: flash PATH, reset, power on|off, hang, status")
+    ctl = sub.add_parser("control", help="one command to a virtual board: flash PATH, reset, power on|off, hang, wedge, status")
     ctl.add_argument("address", help="HOST:PORT of the control server")
     ctl.add_argument("board")
     ctl.add_argument("words", nargs="+")

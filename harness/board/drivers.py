@@ -10,15 +10,17 @@ from harness import failures
 from harness.board.inventory import Board
 
 COMMAND_TIMEOUT = 120.0
+STDERR_LINES = 200      # of a failed command's output kept in its message (and the quarantine line)
 
 
 class BoardFault(Exception):
     """A failure of the board or its link, not of the case: another board may do better."""
 
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: str, message: str, checked: bool = False):
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.checked = checked    # the board already failed a health check (or a reset and power cycle)
 
 
 def open_console(board: Board, read_timeout: float = 0.05):
@@ -69,7 +71,10 @@ def run_command(board: Board, which: str, timeout: float = COMMAND_TIMEOUT, **va
         raise BoardFault(failures.LOAD, f"board {board.name}: field '{which}': cannot run {argv[0]!r}: "
                                         f"{exc.strerror or exc}") from None
     if result.returncode != 0:
-        tail = "\n  ".join((result.stderr or result.stdout).strip().splitlines()[-8:]) or "(no output)"
+        lines = (result.stderr or result.stdout).strip().splitlines()
+        if len(lines) > STDERR_LINES:     # a tool that printed its whole log: its end says why
+            lines = [f"({len(lines) - STDERR_LINES} earlier lines left out)", *lines[-STDERR_LINES:]]
+        tail = "\n  ".join(lines) or "(no output)"
         raise BoardFault(failures.LOAD, f"board {board.name}: field '{which}': `{shown}` failed "
                                         f"(exit {result.returncode}):\n  {tail}")
     return result.stdout

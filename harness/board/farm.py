@@ -1,7 +1,7 @@
 """The boards of one machine, shared by every process that runs cases on them.
 
-- A lease is an exclusive lock (fcntl.flock) on a file per board in a
-  machine-wide lock directory, so two pytest-xdist workers, or two CI jobs on
+- A lease is an exclusive lock (fcntl.flock) on a file per port (the
+  resolved device, or host:port) in a machine-wide lock directory, so two pytest-xdist workers, or two CI jobs on
   one runner, never use a board at the same time. The kernel drops the lock
   when its holder dies, so a crashed worker never strands a board.
 - The session's state lives in a directory that the pytest controller makes
@@ -20,6 +20,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from harness import failures
 from harness.board.inventory import Board
 from harness.failures import CaseFailure
 
+EVENT_COUNTS = {"failure": "failures", "reset": "resets", "power": "power_cycles", "flash": "flashes", "hang": "hangs"}
 DEFAULT_LOCK_DIR = Path(tempfile.gettempdir()) / "ptl-board-locks"
 
 
@@ -57,15 +59,26 @@ class Lease:
     def succeeded(self) -> None:
         self._path("failures").write_text("0")
 
-    def failed(self, kind: str, message: str) -> bool:
-        """Counts a failure; returns True when it puts the board in quarantine."""
+    @property
+    def failures_in_a_row(self) -> int:
         path = self._path("failures")
-        count = int(path.read_text() or 0) + 1 if path.exists() else 1
-        path.write_text(str(count))
-        self.note("failure", kind=kind, message=message.splitlines()[0][:200], in_a_row=count)
+        return int(path.read_text() or 0) if path.exists() else 0
+
+    def failed(self, kind: str, message: str, healthy: Callable[[], bool] | None = None) -> bool:
+        """Counts a failure; returns True when it puts the board in
+        quarantine. `healthy`, when given, is asked first at the failure
+        that would: a board that passes it keeps working (its count starts
+        over), so only a board that fails its health check is quarantined."""
+        count = self.failures_in_a_row + 1
+        self._path("failures").write_text(str(count))
+        self.note("failure", kind=kind, message=message, in_a_row=count)
+        if count >= self.farm.quarantine_after and healthy is not None and healthy():
+            self.note("healthy", after=count)
+            self.succeeded()
+            return False
         if count >= self.farm.quarantine_after:
-            self._path("quarantined").write_text(f"{count} failures in a row, the last: [{kind}] "
-                                                 f"{message.splitlines()[0][:200]}")
+            # The whole message: a flash tool's stderr says why, and rarely on its first line.
+            self._path("quarantined").write_text(f"{count} failures in a row, the last: [{kind}] {message}")
             return True
         return False
 
@@ -88,9 +101,11 @@ class BoardFarm:
         self.poll = poll
 
     def lock_path(self, board: Board) -> Path:
-        """Machine-wide: the same board (name and port) is one lock for every session."""
-        key = hashlib.sha256(f"{board.name}\0{board.serial}".encode()).hexdigest()[:12]
-        return self.lock_dir / f"{board.name}-{key}.lock"
+        """Machine-wide, keyed by the port itself (Board.port): the same port
+        is one lock for every session, under whatever name or path an
+        inventory gives it."""
+        key = hashlib.sha256(board.port.encode()).hexdigest()[:16]
+        return self.lock_dir / f"port-{key}.lock"
 
     def is_quarantined(self, board: Board) -> bool:
         return (self.state_dir / f"{board.name}.quarantined").exists()
@@ -161,9 +176,11 @@ class BoardFarm:
 
     def summary(self) -> dict:
         """Per board: runs, failures (and their classes), resends, resets,
-        flashes, and quarantine."""
+        power cycles, flashes, cases that hung on a healthy board, and
+        quarantine."""
         def empty() -> dict:
-            return {"runs": 0, "failures": 0, "resends": 0, "resets": 0, "flashes": 0, "failure_classes": {}}
+            return {"runs": 0, "failures": 0, "resends": 0, "resets": 0, "power_cycles": 0, "flashes": 0,
+                    "hangs": 0, "failure_classes": {}}
         out = {b.name: empty() for b in self.boards}
         for entry in self.ledger():
             counts = out.setdefault(entry["board"], empty())
@@ -171,8 +188,8 @@ class BoardFarm:
             if event == "run":
                 counts["runs"] += 1
                 counts["resends"] += entry.get("resends", 0)
-            elif event in ("failure", "reset", "flash"):
-                counts[{"failure": "failures", "reset": "resets", "flash": "flashes"}[event]] += 1
+            elif event in EVENT_COUNTS:
+                counts[EVENT_COUNTS[event]] += 1
             if event == "failure":
                 classes = counts["failure_classes"]
                 classes[entry["kind"]] = classes.get(entry["kind"], 0) + 1

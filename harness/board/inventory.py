@@ -22,6 +22,7 @@ Every mistake is one InventoryError naming the file, the board and the field.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import string
@@ -68,6 +69,13 @@ class Board:
     def counter_unit(self) -> str:
         return PLATFORMS[self.platform]
 
+    @property
+    def port(self) -> str:
+        """The port itself, whatever it is called: a device's resolved path
+        (/dev/serial/by-id/... and /dev/ttyUSB0 are one port), or host:port
+        of a socket:// or rfc2217:// URL. Leases are keyed by it."""
+        return port_of(self.serial)
+
     def command(self, which: str, **values) -> list[str]:
         """The argv of flash, reset or power with its placeholders filled."""
         template = getattr(self, which)
@@ -97,6 +105,17 @@ class Inventory:
         return [b for b in self.boards if all(t in b.tags for t in tags)]
 
 
+def port_of(serial: str) -> str:
+    if serial.startswith("/dev/"):
+        return os.path.realpath(serial)
+    match = re.match(r"^(?:socket|rfc2217)://([^/?#]+)", serial)
+    if match:
+        host, _, port = match.group(1).rpartition(":")
+        host = host.lower().strip("[]")
+        return f"{'127.0.0.1' if host in ('localhost', '::1', '') else host}:{port}"
+    return serial
+
+
 def _fill(arg: str, known: dict[str, str]) -> str:
     return string.Formatter().vformat(arg, (), known) if "{" in arg else arg
 
@@ -121,11 +140,23 @@ def load(path: Path) -> Inventory:
     if not isinstance(tables, dict):
         raise _problem(path, None, "boards", "must be tables [boards.NAME]")
     inventory = Inventory(path, [parse_board(path, name, table) for name, table in tables.items()])
+    check_ports(path, inventory.boards)
     if "labgrid" in data:
         inventory.labgrid = _parse_labgrid(path, data["labgrid"])
     if not inventory.boards and inventory.labgrid is None:
         raise _problem(path, None, None, "no boards: add a [boards.NAME] table (or a [labgrid] table)")
     return inventory
+
+
+def check_ports(path: Path, boards: list[Board]) -> None:
+    """One port is one board: two entries for it would not exclude each other."""
+    seen: dict[str, Board] = {}
+    for board in boards:
+        other = seen.setdefault(board.port, board)
+        if other is not board:
+            raise _problem(path, board.name, "serial", f"{board.serial!r} is the port of board {other.name} too "
+                                                       f"({board.port}); one port is one board: remove one entry "
+                                                       f"or correct its serial")
 
 
 def parse_board(path: Path, name: str, table, extra_placeholders: set[str] = frozenset()) -> Board:

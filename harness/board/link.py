@@ -192,7 +192,7 @@ class FrameReader:
 class BoardLink:
     """One conversation with a board over an open serial port (pyserial)."""
 
-    MIN_CHUNK = 128
+    MIN_CHUNK = 16
 
     def __init__(self, port, answer_timeout: float = 1.0, attempts: int = 20):
         self.port = port
@@ -308,7 +308,19 @@ class BoardLink:
                 raise LinkError("the board forgot the run (it answers as if no payload was sent)")
         raise LinkTimeout(f"the run did not finish within {timeout:g} s")
 
-    def fetch_output(self, finished: Finished) -> bytes:
+    def fetch_leftover(self, payload_crc: int) -> bytes | None:
+        """After a reset: the console output of the run that was going, if
+        the board kept it and it was this payload's; else None."""
+        k = self.k
+        answer = self.request(k["LEFTOVER"], 0, struct.pack("<I", 0), answers=(k["FINISHED"],))
+        if answer.kind != k["FINISHED"] or len(answer.data) < 16:
+            return None
+        crc, status, overflowed, kept_for = struct.unpack_from("<IiII", answer.data)
+        if kept_for != payload_crc:
+            return None
+        return self.fetch_output(Finished(answer.arg, crc, status, bool(overflowed)), k["LEFTOVER"])
+
+    def fetch_output(self, finished: Finished, kind: int | None = None) -> bytes:
         k = self.k
         out = bytearray()
         while len(out) < finished.length:
@@ -317,7 +329,7 @@ class BoardLink:
             def want() -> bytes:
                 wants.append(min(self.chunk, finished.length - len(out)))
                 return struct.pack("<I", wants[-1])
-            answer = self.request(k["QUERY"], len(out), want, answers=(k["OUTPUT"],))
+            answer = self.request(kind or k["QUERY"], len(out), want, answers=(k["OUTPUT"],))
             if answer.kind != k["OUTPUT"] or answer.arg != len(out) or not answer.data:
                 raise LinkError(f"the board answered the output request at {len(out)} with "
                                 f"{chr(answer.kind)!r} (arg {answer.arg})")

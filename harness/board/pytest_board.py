@@ -6,11 +6,16 @@ reserves and acquires the places and writes the inventory of their boards.
 It hands all of it to the target, and to the xdist workers, through the
 environment (PTL_BOARDS, PTL_BOARD_STATE, ...), which workers inherit.
 Places are released at the end of the session, also on Ctrl-C, on a crash
-(atexit) and on SIGTERM.
+(atexit) and on SIGTERM; the state directory is removed then too.
+
+SIGTERM ends the run as Ctrl-C does: harness/pytest_plugin.py raises it as a
+KeyboardInterrupt (pytest's interrupted path, exit status 2), so the reports
+of the cases that finished are written and the places released.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -76,6 +81,7 @@ def configure(config) -> None:
     except InventoryError as exc:
         raise pytest.UsageError(str(exc)) from None
     state = {"dir": Path(tempfile.mkdtemp(prefix="ptl-board-session-")), "places": None}
+    config.stash[STATE_KEY] = state      # unconfigure removes it, whatever happens next
     os.environ["PTL_BOARD_STATE"] = str(state["dir"])
     os.environ["PTL_BOARDS"] = str(Path(boards).resolve())
     if inventory.labgrid is not None:
@@ -91,13 +97,17 @@ def configure(config) -> None:
         write([*inventory.boards, *acquired], resolved, f"boards of {boards}, with the labgrid places acquired "
                                                         f"for this session")
         os.environ["PTL_BOARDS"] = str(resolved)
-    config.stash[STATE_KEY] = state
 
 
 def unconfigure(config) -> None:
     state = config.stash.get(STATE_KEY, None)
-    if state and state["places"] is not None:
-        state["places"].release()
+    if not state:
+        return
+    try:
+        if state["places"] is not None:
+            state["places"].release()
+    finally:
+        shutil.rmtree(state["dir"], ignore_errors=True)
 
 
 def quarantined(target) -> list[str]:
@@ -119,8 +129,10 @@ def summary_lines(target) -> list[str]:
     if not counts:
         return []
     lines = ["ptl boards: " + "; ".join(f"{name} {c['runs']} runs, {c['failures']} failures, "
-                                        f"{c['resends']} resends, {c['resets']} resets, {c['flashes']} flashes"
+                                        f"{c['resends']} resends, {c['resets']} resets, {c['power_cycles']} power cycles, "
+                                        f"{c['flashes']} flashes, {c['hangs']} hung cases"
                                         for name, c in sorted(counts.items()))]
     for name, why in sorted(target.farm.quarantined().items()):
-        lines.append(f"ptl board QUARANTINED: {name}: {why}")
+        # The whole reason, a flash tool's stderr included: it is what the lab needs to fix the board.
+        lines.append(f"ptl board QUARANTINED: {name}: " + "\n    ".join(why.splitlines()))
     return lines

@@ -89,6 +89,7 @@ class VirtualBoard:
         self.process: subprocess.Popen | None = None
         self.lock = threading.RLock()
         self.counts = {"flash": 0, "reset": 0, "power": 0, "hang": 0}
+        self.wedged = False     # hung so that only a power cycle helps
 
     # ---- QEMU -------------------------------------------------------------------------
 
@@ -153,6 +154,8 @@ class VirtualBoard:
     def reset(self) -> None:
         with self.lock:
             self.counts["reset"] += 1
+            if self.wedged:
+                return              # the probe's reset does not reach a wedged chip
             if not self.running():
                 self._start()
                 return
@@ -162,6 +165,7 @@ class VirtualBoard:
         with self.lock:
             self.counts["power"] += 1
             if not on:
+                self.wedged = False
                 self._stop()
             elif not self.running():
                 self._start()
@@ -171,6 +175,11 @@ class VirtualBoard:
         with self.lock:
             self.counts["hang"] += 1
             self._monitor("stop")
+
+    def wedge(self) -> None:
+        """Freezes the machine so that a reset does not help: only a power cycle does."""
+        self.hang()
+        self.wedged = True
 
     @property
     def tty(self) -> str | None:
@@ -236,7 +245,7 @@ class PtyRelay:
 
 class ControlServer(socketserver.ThreadingTCPServer):
     """One line per request: `BOARD flash PATH`, `BOARD reset`, `BOARD power on|off`,
-    `BOARD hang`, `BOARD status`; the answer is `ok ...` or `error ...`."""
+    `BOARD hang`, `BOARD wedge`, `BOARD status`; the answer is `ok ...` or `error ...`."""
 
     daemon_threads = True
     allow_reuse_address = True
@@ -258,10 +267,12 @@ class ControlServer(socketserver.ThreadingTCPServer):
                 board.power(args[0] == "on")
             elif command == "hang" and not args:
                 board.hang()
+            elif command == "wedge" and not args:
+                board.wedge()
             elif command == "status" and not args:
                 return "ok " + json.dumps({"running": board.running(), **board.counts})
             else:
-                return f"error: unknown command {' '.join(words[1:])!r}; use flash PATH, reset, power on|off, hang, status"
+                return f"error: unknown command {' '.join(words[1:])!r}; use flash PATH, reset, power on|off, hang, wedge, status"
         except (BoardError, OSError) as exc:
             return f"error: {exc}"
         return "ok"

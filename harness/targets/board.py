@@ -9,12 +9,30 @@ board's flash command. Every case then goes over the serial link
 CRC-checked, acknowledged chunks. The records that come back are those of
 every other target, checked the same way.
 
-A board that stops answering is reset through its reset command (or power
-cycled). A failure of the board or its link (transport, timeout, load) is
-retried on another board, up to `attempts` boards; a result that arrived
-whole is never retried, so a numeric failure stays one. A board that fails
-`quarantine_after` times in a row is quarantined for the session
-(harness/board/farm.py).
+A board that stops answering is reset through its reset command, and power
+cycled when the reset does not bring it back (or it has no reset command).
+A failure of the board or its link (transport, load, a board that does not
+come back) is retried on another board, up to `attempts` boards; a result
+that arrived whole is never retried, so a numeric failure stays one. A
+board that fails `quarantine_after` times in a row is quarantined for the
+session (harness/board/farm.py), unless it passes the health check asked
+at the failure that would quarantine it: a noisy cable's run of bad luck
+does not take a working board out.
+
+A case that runs past its timeout is not, by itself, the board's fault: a
+library that hangs in one kernel would otherwise time out on every board
+and quarantine a healthy farm. So the board is reset, the console output of
+the hung run is read back (the board keeps it across the reset), and the
+board runs a known-good health payload (the runner's describe payload,
+which calls no library code). A board that passes is healthy: the case is
+`timeout`, with the variants that finished before the hang kept, as on
+qemu; it is not retried, and the board's failure count is not touched.
+Only a board that fails the health check counts the failure, and the case
+goes to another board.
+
+Each case's result carries its delivery: the attempts, the boards, and the
+classes of the attempts that failed (RawRun.delivery, the report's
+attempts, boards and failed_attempts columns).
 
 Configuration comes from the environment, which the pytest options set
 (harness/board/pytest_board.py): PTL_BOARDS (the inventory), PTL_BOARD_STATE
@@ -38,7 +56,9 @@ from harness.board.link import BoardLink, LinkBroken, LinkError, LinkTimeout, Pa
 from harness.build_units import build_runner
 from harness.failures import CaseFailure
 from harness.payload import payload_crc
+from harness.payload import encode_payload
 from harness.protocol import TransportError, decode_records
+from harness.runner_contract import DESCRIBE_OP
 from harness.target import RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target
 from harness.targets import qemu
 
@@ -46,7 +66,8 @@ BOARD_RUNTIME = RUNTIME_DIR / "board"
 VIRTUAL_SOURCES = [BOARD_RUNTIME / "board_link.c", BOARD_RUNTIME / "qemu_virt_board.c"]
 BOARD_FLAGS = ["-DPTL_SERIAL_BOARD", f"-I{BOARD_RUNTIME}"]
 PING_TRIES = 3          # answers missed before the board counts as hung and is reset
-BOOT_TRIES = 15         # answers awaited after a reset
+BOOT_TRIES = 15         # answers awaited after a reset or a power cycle
+HEALTH_TIMEOUT = 60.0   # for the health payload to finish
 
 
 class BoardTarget(Target):
@@ -160,23 +181,33 @@ class BoardTarget(Target):
         faults: list[BoardFault] = []
         notes: list[str] = []
         avoid: set[str] = set()
+        boards: list[str] = []
         for attempt in range(1, self.attempts + 1):
-            with self.farm.lease(avoid, prefer=identity) as lease:
-                try:
-                    raw = self._attempt(lease, firmware, identity, payload, timeout)
-                except BoardFault as fault:
-                    faults.append(fault)
-                    notes.append(f"attempt {attempt} on board {lease.board.name}: [{fault.kind}] {fault.message}")
-                    if lease.failed(fault.kind, fault.message):
-                        notes.append(f"board {lease.board.name} is quarantined for this session "
-                                     f"({self.farm.quarantine_after} failures in a row)")
-                    avoid.add(lease.board.name)
-                    continue
-                lease.succeeded()
+            try:
+                with self.farm.lease(avoid, prefer=identity) as lease:
+                    boards.append(lease.board.name)
+                    try:
+                        raw = self._attempt(lease, firmware, identity, payload, timeout)
+                    except BoardFault as fault:
+                        faults.append(fault)
+                        notes.append(f"attempt {attempt} on board {lease.board.name}: [{fault.kind}] "
+                                     f"{fault.message}")
+                        if lease.failed(fault.kind, fault.message, self._checker(lease, fault)):
+                            notes.append(f"board {lease.board.name} is quarantined for this session "
+                                         f"({self.farm.quarantine_after} failures in a row)")
+                        avoid.add(lease.board.name)
+                        continue
+                    lease.succeeded()
+            except CaseFailure as failure:      # every board quarantined, or a case that does not fit
+                failure.delivery = _delivery(boards, faults)
+                raise
             if notes:
                 raw.stderr += ("ptl board: retried after a board fault:\n  " + "\n  ".join(notes) + "\n").encode()
+            raw.delivery = _delivery(boards, faults)
             return raw
-        raise CaseFailure(faults[-1].kind, f"failed on {len(faults)} board attempt(s):\n  " + "\n  ".join(notes))
+        failure = CaseFailure(faults[-1].kind, f"failed on {len(faults)} board attempt(s):\n  " + "\n  ".join(notes))
+        failure.delivery = _delivery(boards, faults)
+        raise failure
 
     def _identity(self, firmware: Path) -> str:
         if firmware not in self._identities:
@@ -206,9 +237,7 @@ class BoardTarget(Target):
             try:
                 finished = link.wait_finished(timeout)
             except LinkTimeout:
-                self._reset(lease, f"no result within {timeout:g} s")
-                raise BoardFault(failures.TIMEOUT, f"board {board.name}: no result within {timeout:g} s "
-                                                   f"(the board was reset)") from None
+                return self._after_hang(lease, link, payload, timeout, start)
             output = link.fetch_output(finished)
             link.done()
         except LinkTimeout as exc:
@@ -235,12 +264,6 @@ class BoardTarget(Target):
         cycled) and given time to boot. Returns the port, reopened if the
         reset closed it. The link's own number of tries holds again after."""
         tries = link.attempts
-        try:
-            return self._wake_with(lease, port, link)
-        finally:
-            link.attempts = tries
-
-    def _wake_with(self, lease: Lease, port, link: BoardLink):
         link.attempts = PING_TRIES
         try:
             link.ping()
@@ -249,31 +272,111 @@ class BoardTarget(Target):
             pass
         except LinkBroken as exc:
             raise BoardFault(failures.TRANSPORT, f"board {lease.board.name}: {exc}") from None
-        self._reset(lease, f"no answer to {PING_TRIES} pings")
-        _close(port)
-        port = drivers.open_console(lease.board)
-        link.port = port
-        link.reader.port = port
-        link.reader.pending.clear()
-        link.attempts = BOOT_TRIES
+        finally:
+            link.attempts = tries
+        self._recover(lease, link, f"no answer to {PING_TRIES} pings")
+        return link.port
+
+    def _after_hang(self, lease: Lease, link: BoardLink, payload: bytes, timeout: float, start: float) -> RawRun:
+        """The case ran past its timeout. Reset the board, read back what the
+        run wrote before it hung, and check the board with the health
+        payload: a healthy board gives the case `timeout` (the run's
+        records so far are kept); a sick one is a BoardFault."""
+        board = lease.board
+        seconds = time.monotonic() - start
+        self._recover(lease, link, f"no result within {timeout:g} s")
+        try:
+            leftover = link.fetch_leftover(payload_crc(payload)) or b""
+        except LinkError:
+            leftover = b""      # nothing kept, or not readable: the variants are then all `timeout`
+        sick = self._health_check(link)
+        if sick:
+            raise BoardFault(failures.TIMEOUT, f"board {board.name}: no result within {timeout:g} s, and after "
+                                               f"a reset it failed the health check: {sick}", checked=True)
+        lease.note("hang", seconds=round(seconds, 3), kept=len(leftover))
+        return RawRun(leftover, f"ptl board: board {board.name} ran the case past {timeout:g} s; it was reset "
+                                f"and passed the health check, so the case hangs, not the board\n".encode(),
+                      None, timed_out=True, seconds=seconds)
+
+    def _checker(self, lease: Lease, fault: BoardFault):
+        """The health check to ask before a link or timeout fault quarantines
+        the board (None: no check). A failed flash is the board's for sure,
+        and a fault that came from a health check was one already."""
+        if fault.kind not in (failures.TRANSPORT, failures.TIMEOUT) or fault.checked:
+            return None
+
+        def healthy() -> bool:
+            try:
+                port = drivers.open_console(lease.board)
+            except BoardFault:
+                return False
+            link = BoardLink(port, answer_timeout=self.answer_timeout)
+            try:
+                link.attempts = BOOT_TRIES
+                return self._health_check(link) is None
+            finally:
+                _close(link.port)
+        return healthy
+
+    def _health_check(self, link: BoardLink) -> str | None:
+        """Runs the known-good health payload (the runner's describe payload:
+        no library code). None when the board answers it whole and right,
+        else what went wrong."""
+        payload = encode_payload(DESCRIBE_OP, [], [], [])
         try:
             link.ping()
-        except LinkTimeout:
-            raise BoardFault(failures.TIMEOUT, f"board {lease.board.name} stopped answering, and a reset did "
-                                               f"not bring it back") from None
-        return port
+            link.send_payload(payload)
+            finished = link.wait_finished(HEALTH_TIMEOUT)
+            output = link.fetch_output(finished)
+            link.done()
+            run = decode_records(output, payload_crc(payload))
+        except (LinkError, TransportError) as exc:
+            return str(exc)
+        if finished.status != 0 or not run.descriptions:
+            return f"the health payload ended with status {finished.status} and {len(run.descriptions)} records"
+        return None
 
-    def _reset(self, lease: Lease, why: str) -> None:
+    def _recover(self, lease: Lease, link: BoardLink, why: str) -> None:
+        """Brings a board that stopped answering back: its reset command
+        first, then a power cycle when the reset did not do it (or there is
+        no reset command). The link's port is reopened after each."""
         board = lease.board
-        lease.note("reset", why=why)
-        if board.reset:
-            drivers.run_command(board, "reset")
-        elif board.power:
-            drivers.run_command(board, "power", state="off")
-            drivers.run_command(board, "power", state="on")
-        else:
+        steps = [s for s in ("reset", "power") if getattr(board, s)]
+        if not steps:
             raise BoardFault(failures.TIMEOUT, f"board {board.name} stopped answering ({why}) and has neither a "
                                                f"reset nor a power command in the inventory")
+        tries = link.attempts
+        try:
+            for step in steps:
+                lease.note(step, why=why)
+                if step == "reset":
+                    drivers.run_command(board, "reset")
+                else:
+                    drivers.run_command(board, "power", state="off")
+                    drivers.run_command(board, "power", state="on")
+                _close(link.port)
+                link.port = drivers.open_console(board)
+                link.reader.port = link.port
+                link.reader.pending.clear()
+                link.attempts = BOOT_TRIES
+                try:
+                    link.ping()
+                    return
+                except LinkTimeout:
+                    why = f"a {'reset' if step == 'reset' else 'power cycle'} did not bring it back"
+                except LinkBroken as exc:
+                    raise BoardFault(failures.TRANSPORT, f"board {board.name}: {exc}") from None
+        finally:
+            link.attempts = tries
+        done = " and ".join({"reset": "a reset", "power": "a power cycle"}[s] for s in steps)
+        raise BoardFault(failures.TIMEOUT, f"board {board.name} stopped answering, and {done} did not bring it "
+                                           f"back", checked=True)
+
+
+def _delivery(boards: list[str], faults: list[BoardFault]) -> dict:
+    """What the report says of a case's delivery: attempts, boards, and the classes of the failed attempts."""
+    return {"attempts": len(boards), "boards": " ".join(boards),
+            "failed_attempts": " ".join(f.kind for f in faults)}
 
 
 def _close(port) -> None:

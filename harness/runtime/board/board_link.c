@@ -134,6 +134,30 @@ static void next_request(struct frame *f)
     }
 }
 
+/* LEFTOVER: what the run before the reset wrote, summary or a piece. */
+static void serve_leftover(const struct frame *f)
+{
+    uint32_t len = 0, overflowed = 0, payload_crc = 0;
+    const uint8_t *output = ptl_link_leftover(&len, &overflowed, &payload_crc);
+    if (output == NULL || f->len != 4) {
+        send(PTL_LINK_NAK, f->seq, PTL_LINK_NAK_STATE, NULL, 0);
+        return;
+    }
+    uint32_t want = get_u32(f->data);
+    if (want == 0) {
+        uint8_t summary[16];
+        put_u32(summary, ptl_crc32(0, output, len));
+        put_u32(summary + 4, (uint32_t)-1);
+        put_u32(summary + 8, overflowed);
+        put_u32(summary + 12, payload_crc);
+        send(PTL_LINK_FINISHED, f->seq, len, summary, sizeof summary);
+    } else if (f->arg > len) {
+        send(PTL_LINK_NAK, f->seq, PTL_LINK_NAK_ORDER, NULL, 0);
+    } else {
+        send(PTL_LINK_OUTPUT, f->seq, f->arg, output + f->arg, len - f->arg < want ? len - f->arg : want);
+    }
+}
+
 const uint8_t *ptl_link_receive(uint8_t *window, uint32_t capacity, size_t *len)
 {
     uint32_t total = 0, crc = 0, received = 0;
@@ -181,6 +205,9 @@ const uint8_t *ptl_link_receive(uint8_t *window, uint32_t capacity, size_t *len)
                 *len = total;
                 return window;
             }
+            break;
+        case PTL_LINK_LEFTOVER:
+            serve_leftover(&f);
             break;
         default:
             send(PTL_LINK_NAK, f.seq, PTL_LINK_NAK_STATE, NULL, 0);

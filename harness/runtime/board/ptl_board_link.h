@@ -31,6 +31,12 @@
 #define PTL_LINK_GO 'G'     /* run the payload received; ACK, then the run */
 #define PTL_LINK_QUERY 'Q'  /* arg: offset, data: u32 length; 0 asks for FINISHED again */
 #define PTL_LINK_DONE 'K'   /* the host has the output: reset for the next payload */
+/* Before a payload (after a reset): the console output of the run that was
+ * going when the board was reset, as QUERY has it after a run (arg: offset,
+ * data: u32 length; 0 asks for the summary, answered FINISHED with a fourth
+ * u32, that run's payload CRC). NAK_STATE when nothing was kept. So a case
+ * that hangs keeps the variants it finished. */
+#define PTL_LINK_LEFTOVER 'L'
 
 /* Device -> host. */
 #define PTL_LINK_READY 'R'    /* arg: payload capacity in bytes */
@@ -57,6 +63,9 @@
 int ptl_link_getc(void);                                /* next byte from the host; blocks */
 void ptl_link_write(const uint8_t *bytes, size_t len);  /* raw bytes to the host */
 void ptl_link_reset(void) __attribute__((noreturn));    /* reboot into a fresh firmware */
+/* The console output of the run before the last reset, kept in RAM that a
+ * reset leaves alone; NULL when there is none. */
+const uint8_t *ptl_link_leftover(uint32_t *len, uint32_t *overflowed, uint32_t *payload_crc);
 
 /* Announces the boot, then answers requests until a payload has arrived
  * whole and the host said GO. Returns the payload (at window). */

@@ -109,33 +109,66 @@ void ptl_link_reset(void)
 
 /* ---- Payload, console, exit --------------------------------------------------------- */
 
+/* The console buffer's bookkeeping lives at the end of its window, not in
+ * .bss: QEMU's system_reset reloads the ELF and the boot code clears .bss,
+ * but neither touches the window, so after a reset the host can still read
+ * what a hung run wrote (PTL_LINK_LEFTOVER). */
+struct output_book {
+    uint32_t magic;
+    uint32_t len;
+    uint32_t overflowed;
+    uint32_t payload_crc;
+};
+#define OUTPUT_BOOK_MAGIC 0x4c54504fu /* "OPTL" */
+#define OUTPUT_ROOM (PTL_QEMU_BOARD_OUTPUT_MAX - sizeof(struct output_book))
+#define OUTPUT_BOOK ((volatile struct output_book *)(uintptr_t)(PTL_QEMU_BOARD_OUTPUT_ADDR + OUTPUT_ROOM))
+
 const uint8_t *ptl_payload(size_t *len, const char **why)
 {
     (void)why;
-    return ptl_link_receive((uint8_t *)(uintptr_t)PTL_QEMU_PAYLOAD_ADDR, PTL_QEMU_BOARD_PAYLOAD_MAX, len);
+    const uint8_t *payload =
+        ptl_link_receive((uint8_t *)(uintptr_t)PTL_QEMU_PAYLOAD_ADDR, PTL_QEMU_BOARD_PAYLOAD_MAX, len);
+    uint32_t crc = 0;
+    if (*len >= 16) /* the payload header's body CRC: what its records echo */
+        crc = (uint32_t)payload[12] | (uint32_t)payload[13] << 8 | (uint32_t)payload[14] << 16 |
+              (uint32_t)payload[15] << 24;
+    OUTPUT_BOOK->len = 0;
+    OUTPUT_BOOK->overflowed = 0;
+    OUTPUT_BOOK->payload_crc = crc;
+    OUTPUT_BOOK->magic = OUTPUT_BOOK_MAGIC;
+    return payload;
 }
-
-static uint32_t output_len;
-static uint32_t output_overflowed;
 
 /* Called under the console lock. */
 void ptl_board_output_append(const char *text, size_t len)
 {
     uint8_t *output = (uint8_t *)(uintptr_t)PTL_QEMU_BOARD_OUTPUT_ADDR;
-    size_t room = PTL_QEMU_BOARD_OUTPUT_MAX - output_len;
+    uint32_t used = OUTPUT_BOOK->len;
+    size_t room = OUTPUT_ROOM - used;
     if (len > room) {
-        output_overflowed = 1;
+        OUTPUT_BOOK->overflowed = 1;
         len = room;
     }
-    memcpy(output + output_len, text, len);
-    output_len += (uint32_t)len;
+    memcpy(output + used, text, len);
+    OUTPUT_BOOK->len = used + (uint32_t)len;
 }
 
 void ptl_exit(int status)
 {
     ptl_qemu_stdout_end_line();
-    ptl_link_serve((const uint8_t *)(uintptr_t)PTL_QEMU_BOARD_OUTPUT_ADDR, output_len, output_overflowed,
-                   status);
+    uint32_t len = OUTPUT_BOOK->len, overflowed = OUTPUT_BOOK->overflowed;
+    OUTPUT_BOOK->magic = 0; /* served whole: nothing is left over */
+    ptl_link_serve((const uint8_t *)(uintptr_t)PTL_QEMU_BOARD_OUTPUT_ADDR, len, overflowed, status);
+}
+
+const uint8_t *ptl_link_leftover(uint32_t *len, uint32_t *overflowed, uint32_t *payload_crc)
+{
+    if (OUTPUT_BOOK->magic != OUTPUT_BOOK_MAGIC || OUTPUT_BOOK->len > OUTPUT_ROOM)
+        return NULL;
+    *len = OUTPUT_BOOK->len;
+    *overflowed = OUTPUT_BOOK->overflowed;
+    *payload_crc = OUTPUT_BOOK->payload_crc;
+    return (const uint8_t *)(uintptr_t)PTL_QEMU_BOARD_OUTPUT_ADDR;
 }
 
 /* ---- Measured regions ------------------------------------------------------------ */
