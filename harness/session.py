@@ -342,6 +342,10 @@ class Session:
             return VariantResult(variant, CaseFailure(failures.BAD_CASE, "; ".join(out.errors) + "\n" + where))
 
         case = variant.case
+        if case.entry.prints(case) and len(run.console) < max(run.n_variants, len(run.variants)):
+            return VariantResult(variant, CaseFailure(
+                failures.NUMERIC, f"the API says this call prints why it refuses; the run printed "
+                                  f"{len(run.console)} console line(s) for {len(run.variants)} variant(s)\n{where}"))
 
         def out_fmt(name):
             return format_named(case.entry.format_of(name, case.dtype))

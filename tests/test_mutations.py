@@ -185,6 +185,12 @@ MUTATIONS = [
              "    if (0 ||",
              "residual-bf16-fw-n9-",
              "residual-bf16-fw-n9-skip_in_grad0-mismatch1-direct-c8"),
+    Mutation("residual_checks_skip_twice_instead_of_the_output",  # issue 25, class 2: the wrong tensor's size
+             "sources/pulp_residual_impl.h",
+             "        res_sizes_differ(\"pulp_residualconn\", a->skip, \"skip\", a->output, \"output\"))",
+             "        res_sizes_differ(\"pulp_residualconn\", a->skip, \"skip\", a->lout, \"lout\"))",
+             "residual-fp32-fw-n9-",
+             "residual-fp32-fw-n9-skip_in_grad0-mismatch2-direct-c3"),
     Mutation("instnorm_ig_drops_the_mean_term",  # dx without - sum dy: only right where the gradients sum to 0
              "sources/pulp_instnorm_impl.h",
              "            dx[i] = IN_H(scale * ((float)D * IN_F(dy[i]) - sum_dy - (IN_F(x[i]) - mu) / v * dot));",
