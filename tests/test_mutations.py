@@ -291,6 +291,12 @@ MUTATIONS = [
              "        rand->mt[k] = rand->mt[(k + STATE_VECTOR_M - 1) % STATE_VECTOR_LENGTH]",
              "random_float-fp32-fw-n64-seed42",
              "random_float-fp32-fw-n64-seed42-direct-c1"),
+    Mutation("random_twist_wraps_one_word_early",  # issue 25, class 3: % 15 in the twist; draws 0..4 right
+             "sources/pulp_random.c",
+             "        rand->mt[k] = rand->mt[(k + STATE_VECTOR_M) % STATE_VECTOR_LENGTH]",
+             "        rand->mt[k] = rand->mt[(k + STATE_VECTOR_M) % (STATE_VECTOR_LENGTH - 1)]",
+             "random_stream-fp32-fw-n4000-seed5489-",
+             "random_stream-fp32-fw-n4000-seed5489-index16-direct-c1"),
     Mutation("cordic_fold_keeps_the_sign",  # folding by pi without negating: cos and sin wrong beyond pi/2
              "sources/pulp_cordic.c",
              "        z -= CORDIC_PI;\n        sign = -1.0f;",
