@@ -161,6 +161,18 @@ MUTATIONS = [
              "        se += expf(o[i]) * expf(-m);",
              "ce_loss-fp32-fw-N10xlarge_logits1",
              "ce_loss-fp32-fw-N10xlarge_logits1-direct-c1"),
+    Mutation("ce_bw_drops_the_target_sum",  # issue 25, class 4: the factor S = sum t, 1 for one-hot targets
+             "sources/pulp_losses_fp32.c",
+             "        g[i] = (expf(o[i] - m) / se) * s - t[i];",
+             "        g[i] = (expf(o[i] - m) / se) - t[i];",
+             "ce_loss-fp32-bw-N10xheavy_target1",
+             "ce_loss-fp32-bw-N10xheavy_target1-direct-c1"),
+    Mutation("ce_max_search_misses_the_last_logit",  # class 4: right wherever the maximum is not last
+             "sources/pulp_losses_fp32.c",
+             "    for (int i = 1; i < n; i++)\n        if (o[i] > m)",
+             "    for (int i = 1; i < n - 1; i++)\n        if (o[i] > m)",
+             "ce_loss-fp32-fw-N9xmax_last1",
+             "ce_loss-fp32-fw-N9xmax_last1-direct-c1"),
     Mutation("sgd_weight_decay_after_the_update",  # w moves by lr*g, the decay only reaches diff
              "sources/pulp_optimizers_fp32.c",
              "            g[i] = g[i] + lambda * w[i];\n            w[i] = w[i] - lr * g[i];\n",
