@@ -609,3 +609,41 @@ def test_a_core_that_skips_a_barrier_is_reported_as_a_deadlock_free_and_sequence
         assert "deadlock" in texts[variant], texts[variant]
         assert (f"ptl: deadlock in a team of 8 cores (PTL_TEAM_ORDER={order}): core(s) 0 2 3 4 5 6 7 wait at "
                 f"barrier 1 of the fork, core(s) 1 returned without reaching it") in texts[variant], texts[variant]
+
+
+# Issue 25, class 1: a race between cores that no team order shows. Every
+# core stages its rows in slot 0 of BUFF instead of its own slot: each core
+# copies a row in and straight out again, so sequenced orders (one core at a
+# time) and, almost always, the free-running team give the right rows. Only
+# ThreadSanitizer, on the free-running team, sees the unordered accesses.
+STAGING_RACE = SourceEdit("sources/pulp_embedding_fp16.c",
+                          "    fp16 *stage = a->BUFF + (long)pi_core_id() * a->embed_dim;",
+                          "    fp16 *stage = a->BUFF + 0L * a->embed_dim;")
+STAGING_SLICE = "embedding-fp16-fw-rows9xembed_dim8xvocab200"
+
+
+def test_a_race_between_cores_is_reported_as_race_under_thread_sanitizer(tmp_path, cache_dir):
+    mutant = mutant_library(tmp_path / "lib", STAGING_RACE)
+    rows, texts = run_slice(mutant, STAGING_SLICE, tmp_path / "tsan", cache_dir, ["--sanitize", "thread"], "free")
+    multi = {r["test_id"]: r for r in rows if not r["test_id"].endswith("-c1")}
+    assert multi and all(r["outcome"] == "failed" for r in multi.values()), rows
+    assert {r["failure_class"] for r in multi.values()} == {"race"}, [r["failure_class"] for r in multi.values()]
+    raced = [t for t in texts.values() if "a data race in this variant" in t]
+    assert raced, texts
+    # the two accesses, each with its function and line
+    assert "ThreadSanitizer: data race between" in raced[0] and raced[0].count("pulp_embedding_fp16.c:") >= 2, raced[0]
+    assert all(r["outcome"] == "passed" for r in rows if r["test_id"].endswith("-c1")), rows
+
+
+def test_the_staging_race_slice_passes_on_the_clean_library_under_thread_sanitizer(tmp_path, cache_dir):
+    rows, _ = run_slice(LIBRARY, STAGING_SLICE, tmp_path, cache_dir, ["--sanitize", "thread"], "free")
+    assert rows and {r["outcome"] for r in rows} == {"passed"}, [r["test_id"] for r in rows if r["outcome"] != "passed"]
+
+
+@pytest.mark.parametrize("order", ["reverse", "random:1"])
+def test_the_staging_race_passes_the_sequenced_orders_without_a_sanitizer(order, tmp_path, cache_dir):
+    """Why the sanitizer pass exists: no sequenced order shows this race (each core copies its row in and
+    out before the next core runs), and the free-running team shows it only by chance."""
+    mutant = mutant_library(tmp_path / "lib", STAGING_RACE)
+    rows, _ = run_slice(mutant, STAGING_SLICE, tmp_path / "run", cache_dir, [], order)
+    assert rows and {r["outcome"] for r in rows} == {"passed"}, [r["test_id"] for r in rows if r["outcome"] != "passed"]
