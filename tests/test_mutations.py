@@ -647,3 +647,17 @@ def test_the_staging_race_passes_the_sequenced_orders_without_a_sanitizer(order,
     mutant = mutant_library(tmp_path / "lib", STAGING_RACE)
     rows, _ = run_slice(mutant, STAGING_SLICE, tmp_path / "run", cache_dir, [], order)
     assert rows and {r["outcome"] for r in rows} == {"passed"}, [r["test_id"] for r in rows if r["outcome"] != "passed"]
+
+
+def test_a_size_mismatch_refused_without_printing_fails(tmp_path, cache_dir):
+    """The API's residual contract is 'print, return': a refusal that writes
+    nothing but says nothing is reported (OpEntry.prints), the rest passes."""
+    mutant = mutant_library(tmp_path / "lib", SourceEdit(
+        "sources/pulp_residual_impl.h",
+        "    printf(\"%s_%s: %s->dim %d != %s->dim %d; nothing written\\n\", call, RES_NAME, a_name, a->dim, b_name,\n"
+        "           b->dim);\n",
+        "    (void)call, (void)a_name, (void)b_name;\n"))
+    rows, texts = run_slice(mutant, "residual-fp32-fw-n9-", tmp_path, cache_dir)
+    failed = sorted(r["test_id"] for r in rows if r["outcome"] == "failed")
+    assert failed == sorted(r["test_id"] for r in rows if "mismatch0" not in r["test_id"]), failed
+    assert all("prints why it refuses" in texts[t] for t in failed)
