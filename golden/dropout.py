@@ -46,6 +46,33 @@ def float_seed(seed: int) -> np.float32:
     return np.float32(np.float32(_temper(mt[0])) / np.float32(4294967296.0))
 
 
+def stream(seed: int, n: int, index: int = N) -> list[int]:
+    """n genRandLong draws of one generator: seedRand(seed), its index set to
+    `index` (16 as seeded; 17 or more, or negative: the first draw reseeds
+    with 4357), a twist every 16 draws."""
+    mt = _seeded(seed)
+    if index > N or index < 0:
+        mt, index = _seeded(4357), N
+    out = []
+    for _ in range(n):
+        if index >= N:
+            _twist(mt)
+            index = 0
+        out.append(_temper(mt[index]))
+        index += 1
+    return out
+
+
+def random_stream(n: int, seed: int, index: int) -> dict[str, Reference]:
+    """The runner's random_stream: each genRandLong draw as its 16-bit halves,
+    and genRandFloat = (float)y / 2^32 of a second generator seeded alike
+    (binary32 rounding of y, then an exact power-of-two division). Bit exact."""
+    y = np.array(stream(seed, n, index), dtype=np.uint64)
+    hi, lo = (y >> 16).astype(np.float64), (y & 0xFFFF).astype(np.float64)
+    f = (y.astype(np.float64).astype(np.float32) / np.float32(4294967296.0)).astype(np.float64)
+    return {"hi": Reference(hi, hi.copy(), 0), "lo": Reference(lo, lo.copy(), 0), "f": Reference(f, f.copy(), 0)}
+
+
 def probability(p_milli: int) -> np.float32:
     """The probability as ops_dropout.c makes it: p_milli / 1000 in binary32."""
     return np.float32(p_milli) / np.float32(1000.0)

@@ -223,7 +223,8 @@ def sgd(inputs: dict[str, np.ndarray], use_biases: int, lr: float, lam: float) -
 
 # Input patterns a loss case asks for by a flag in its shape (value 1); the
 # plain case keeps the seeded uniform o and t in [-1, 1).
-INPUT_FLAGS = ("large_logits", "equal_logits", "soft_target", "zero_target", "zero_sum_target", "equal", "ties")
+INPUT_FLAGS = ("large_logits", "equal_logits", "soft_target", "zero_target", "zero_sum_target", "equal", "ties",
+               "heavy_target", "signed_target", "max_first", "max_middle", "max_last")
 
 
 def edge_inputs(loss: str, shape: dict, inputs: dict[str, np.ndarray], fmt: NumberFormat) -> dict[str, np.ndarray]:
@@ -236,7 +237,10 @@ def edge_inputs(loss: str, shape: dict, inputs: dict[str, np.ndarray], fmt: Numb
     the max subtraction the loss is Inf or NaN), all-equal
     logits (softmax exactly 1/N), a soft target (nonnegative, sum near 1), an
     all-zero target (S = 0 -> 1) or a dyadic target of +-1/2 summing exactly
-    to 0. Other losses: o == t everywhere ("equal": d = 0, berHu's c = 0), or
+    to 0; targets whose sum S is neither 0 nor 1 (heavy: about 2.5, signed:
+    the uniform draw), so that the factor S of the gradient is alive; the
+    maximum logit first, in the middle or last, 100 above the rest, so that
+    a max search that misses a position overflows expf. Other losses: o == t everywhere ("equal": d = 0, berHu's c = 0), or
     o and t on a grid of 1/8 with |o - t| in {0, 1/8, 1/4, 1/2} ("ties":
     o == t at some elements, and d == c for alpha 0.5 and 1)."""
     flags = [k for k in shape if k in INPUT_FLAGS and shape[k]]
@@ -257,6 +261,17 @@ def edge_inputs(loss: str, shape: dict, inputs: dict[str, np.ndarray], fmt: Numb
             t_out = fmt.round(w / w.sum())
         if "zero_target" in flags:
             t_out = np.zeros(n)
+        if "heavy_target" in flags:     # nonnegative, summing to about 2.5: S is a factor, not the identity
+            w = np.abs(t) + 0.125
+            t_out = fmt.round(2.5 * w / w.sum())
+        if "signed_target" in flags:    # the seeded uniform t itself: S of either sign, neither 0 nor 1
+            t_out = t.copy()
+            if abs(t_out.sum()) < 0.25 or abs(t_out.sum() - 1.0) < 0.25:
+                t_out[0] = fmt.round(t_out[0] - 1.0)
+        for flag, at in (("max_first", 0), ("max_middle", n // 2), ("max_last", n - 1)):
+            if flag in flags:           # the maximum at one end or the middle, far above the rest (expf overflows
+                o_out = fmt.round(o_out)          # without it: e^(o - m) past 88.72 is Inf)
+                o_out[at] = fmt.round(np.abs(o_out).max() + 100.0)
         if "zero_sum_target" in flags:
             if n % 2:
                 raise ValueError("a +-1/2 target summing to 0 needs an even N")

@@ -102,6 +102,11 @@ def edge_inputs(inputs: dict[str, np.ndarray], pattern: str, fmt: NumberFormat) 
         x = np.broadcast_to(x[..., :1], x.shape).copy()
     elif pattern == "spread":       # a realistic attention row: logits of a few units
         x = fmt.round(x * 8.0)
+    elif pattern == "peaks":        # each row's maximum first, in the middle or last in turn, 100 above the
+        rows = np.atleast_2d(fmt.round(x * 4.0)).copy()   # rest: a max search that misses a position
+        for r, row in enumerate(rows):                     # overflows expf (e^(x - m) past 88.72)
+            row[(0, row.size // 2, row.size - 1)[r % 3]] = fmt.round(np.abs(row).max() + 100.0)
+        x = rows.reshape(x.shape)
     elif pattern != "uniform":
         raise ValueError(f"no softmax input pattern {pattern!r}")
     out = dict(inputs, x=x)

@@ -115,6 +115,10 @@ class OpEntry:
     # for lacking the feature, not for being wrong. They become pytest markers
     # (feature_<name>) and --expect entries can name them.
     features: Callable[["Case"], tuple[str, ...]] = lambda case: ()
+    # Cases whose call the API says refuses and prints why (residual's size
+    # mismatch: "print, return"): each variant's run must print a console line
+    # of its own besides the records, or the variant fails as numeric.
+    prints: Callable[["Case"], bool] = lambda case: False
 
     def format_of(self, tensor: str, dtype: str) -> str:
         """The dtype a tensor travels in: its own, or the case's."""

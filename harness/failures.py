@@ -6,6 +6,7 @@ LOAD = "load"            # the target could not start the program (missing tool,
 TRANSPORT = "transport"  # the records were corrupt, truncated or missing
 TIMEOUT = "timeout"      # the run did not finish within its time limit
 CRASH = "crash"          # a trap, signal, sanitizer report or memory overrun
+RACE = "race"            # ThreadSanitizer saw two cores access the same memory unordered
 NUMERIC = "numeric"      # outputs outside tolerance
 PERF = "perf"            # a performance gate was missed
 NOT_FIT = "not_fit"      # the case does not fit the target (L1, cores, format)
@@ -13,7 +14,7 @@ UNSUPPORTED = "unsupported"  # the library lacks what the case needs (a struct f
 BAD_CASE = "bad_case"    # the case itself is malformed
 ENVIRONMENT = "environment"  # the machine running the harness failed: a full disk, no permission
 
-ALL = (BUILD, LOAD, TRANSPORT, TIMEOUT, CRASH, NUMERIC, PERF, NOT_FIT, UNSUPPORTED, BAD_CASE, ENVIRONMENT)
+ALL = (BUILD, LOAD, TRANSPORT, TIMEOUT, CRASH, RACE, NUMERIC, PERF, NOT_FIT, UNSUPPORTED, BAD_CASE, ENVIRONMENT)
 
 
 class CaseFailure(Exception):

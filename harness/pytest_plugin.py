@@ -64,6 +64,9 @@ def pytest_addoption(parser):
     group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="FILE",
                     help="the case seconds that balance the shards: a record like the committed default "
                          "reports/baseline/<target>.seconds, or a previous run's results.csv")
+    group.addoption("--concurrency-slice", type=int, default=None, metavar="N",
+                    help="keep, for every family with multi-core variants, its N smallest cases at their "
+                         "smallest and largest core count above 1 (CI's TSan and team-order passes)")
     group.addoption("--perf-gate", action="store_true", default=None,
                     help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py); "
                          "default: PTL_PERF_GATE (1/0, true/false, yes/no, on/off)")
@@ -157,6 +160,8 @@ class PtlPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items):
+        if self.config.getoption("concurrency_slice") is not None:
+            self._keep_concurrency_slice(items, self.config.getoption("concurrency_slice"))
         if self.config.getoption("shard"):
             self._keep_shard(items)
         for item in items:
@@ -210,6 +215,29 @@ class PtlPlugin:
             return digest_files(LibrarySource.at(Path(self.config.getoption("trainlib"))).digest_roots)
         except CaseFailure:
             return None
+
+    def _keep_concurrency_slice(self, items, per_family: int) -> None:
+        """Every family that forks a team, in a slice small enough for CI:
+        its per_family smallest cases (by L1 footprint), each at the smallest
+        and the largest core count above 1 it has (an odd and an even split
+        where the catalogue has both), every kernel."""
+        if per_family < 1:
+            raise pytest.UsageError(f"--concurrency-slice {per_family}: give the cases per family, at least 1")
+        by_family: dict[str, dict] = defaultdict(dict)
+        for item in items:
+            variant = _variant_of(item)
+            if variant is not None and variant.cores > 1:
+                by_family[variant.case.entry.name].setdefault(variant.case, []).append(item)
+        kept_ids = set()
+        for cases in by_family.values():
+            smallest = sorted(cases, key=lambda case: (sum(case.footprint.values()), case.id))[:per_family]
+            for case in smallest:
+                cores = sorted({_variant_of(item).cores for item in cases[case]})
+                kept_ids.update(id(item) for item in cases[case] if _variant_of(item).cores in (cores[0], cores[-1]))
+        dropped = [item for item in items if id(item) not in kept_ids]
+        if dropped:
+            self.config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if id(item) in kept_ids]
 
     def _keep_shard(self, items) -> None:
         """Deselects what other shards run; records the whole selection's
@@ -396,7 +424,8 @@ class PtlPlugin:
         option = self.config.option
         limits = [f"-k {option.keyword}" if option.keyword else "", f"-m {option.markexpr}" if option.markexpr else "",
                   "--deselect" if getattr(option, "deselect", None) else "",
-                  "--lf" if getattr(option, "lf", False) else ""]
+                  "--lf" if getattr(option, "lf", False) else "",
+                  f"--concurrency-slice {option.concurrency_slice}" if option.concurrency_slice is not None else ""]
         here = self.config.invocation_params.dir
         suite = Path(__file__).resolve().parent.parent / "suite"
         paths = [arg for arg in self.config.args if (here / arg.split("::")[0]).resolve() != suite]

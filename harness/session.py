@@ -7,6 +7,7 @@ variant, each either passed or failed with a failure class and a message.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -404,6 +405,9 @@ class Session:
         result.max_ulp = max(ulps) if ulps else 0
         result.mean_ulp = float(np.mean(means)) if means else 0.0
         result.worst_ratio = max(ratios) if ratios else 0.0
+        if case.entry.prints(case) and len(run.console) < max(run.n_variants, len(run.variants)):
+            reports.append(f"the API says this call prints why it refuses; the run printed {len(run.console)} "
+                           f"console line(s) for {len(run.variants)} variant(s)")
         if reports:
             result.failure = CaseFailure(failures.NUMERIC, "\n".join(reports) + "\n" + where)
         return result
@@ -420,6 +424,11 @@ class Session:
             return CaseFailure(failures.TIMEOUT, f"{why}\n{where}\n{_tail(raw)}")
         if run.case_errors:
             return CaseFailure(failures.BAD_CASE, "; ".join(run.case_errors) + "\n" + where)
+        race = tsan_race(raw.stderr)
+        if race:
+            lead = ("a data race in this variant" if index == first_missing
+                    else f"not run: the runner stopped at a data race in variant {first_missing}")
+            return CaseFailure(failures.RACE, f"{lead}: {race}\n{where}")
         if run.crash or (raw.returncode not in (0, None)):
             cause = (f"trap cause {run.crash.cause} at pc {run.crash.epc:#x} (tval {run.crash.tval:#x}) "
                      f"on core {run.crash.hart}" if run.crash else f"exit status {raw.returncode}")
@@ -448,6 +457,43 @@ def measurement_of(result: VariantResult) -> Measurement:
                        c.unit if c else None, c.latency if c else None, c.work if c else None,
                        r.max_ulp if r.max_ulp != float("inf") else None,
                        r.failure.message.splitlines()[0] if r.failure else "")
+
+
+_TSAN_ACCESS = re.compile(r"^\s*((?:Previous |Atomic )*(?:[Rr]ead|[Ww]rite) of size \d+) at 0x[0-9a-f]+ by "
+                          r"(main thread|thread T\d+)")
+_TSAN_FRAME = re.compile(r"^\s*#\d+ (\S+) (\S+?)(?: \(|$)")
+
+
+def _sanitizer_internal(where: str) -> bool:
+    """A frame of the sanitizer's own interceptors (memcpy and the like)."""
+    return where == "<null>" or "sanitizer" in where or "/libtsan" in where or where.endswith(".inc") or \
+        ".inc:" in where
+
+
+def tsan_race(stderr: bytes) -> str | None:
+    """ThreadSanitizer's first data race report as one line naming the two
+    accesses (what, by which thread, in which function at which line), or
+    None when there is none."""
+    text = stderr.decode("utf-8", "replace")
+    start = text.find("WARNING: ThreadSanitizer: data race")
+    if start < 0:
+        return None
+    accesses, pending = [], None
+    for line in text[start:].splitlines()[1:]:
+        if line.startswith("SUMMARY:") or line.startswith("=================="):
+            break
+        access = _TSAN_ACCESS.match(line)
+        if access:
+            pending = f"{access.group(1).lower()} by {access.group(2)}"
+            continue
+        frame = _TSAN_FRAME.match(line)
+        if frame and pending and not _sanitizer_internal(frame.group(2)):   # the first frame in our code
+            accesses.append(f"{pending} in {frame.group(1)} at {frame.group(2).rsplit('/', 1)[-1]}")
+            pending = None
+    if len(accesses) < 2:
+        summary = next((l for l in text[start:].splitlines() if l.startswith("SUMMARY:")), "")
+        return f"ThreadSanitizer: data race ({summary or 'its report is in the output'})"
+    return f"ThreadSanitizer: data race between {accesses[0]} and {accesses[1]}"
 
 
 def _environment_failure(what: str, exc: OSError) -> CaseFailure:

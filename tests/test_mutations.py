@@ -65,6 +65,13 @@ MUTATIONS = [
              # core 0 runs last: the others add their rows' bias before mm_M's
              # column split has written those rows, and core 0 then overwrites them
              team_order="reverse"),
+    Mutation("linear_wg_accumulates_into_the_bias_gradient",  # += where WG must overwrite bias->diff
+             # (issue 25, class 5): hidden while the runner zeroed db; db starts as poison (NaN)
+             "sources/pulp_linear_fp32.c",
+             "            job->bias_diff[o] = job->out_diff[o];",
+             "            job->bias_diff[o] += job->out_diff[o];",
+             "linear-fp32-wg-inp37xout19-bias1",
+             "linear-fp32-wg-inp37xout19-bias1-mm_M-c3"),
     Mutation("bias_on_the_wrong_axis",  # bias_transposed read the wrong way round
              "sources/pulp_mm_manager_fp32.c",
              "    if (!mm_args->bias_transposed) { /* one bias per column */",
@@ -155,6 +162,18 @@ MUTATIONS = [
              "        se += expf(o[i]) * expf(-m);",
              "ce_loss-fp32-fw-N10xlarge_logits1",
              "ce_loss-fp32-fw-N10xlarge_logits1-direct-c1"),
+    Mutation("ce_bw_drops_the_target_sum",  # issue 25, class 4: the factor S = sum t, 1 for one-hot targets
+             "sources/pulp_losses_fp32.c",
+             "        g[i] = (expf(o[i] - m) / se) * s - t[i];",
+             "        g[i] = (expf(o[i] - m) / se) - t[i];",
+             "ce_loss-fp32-bw-N10xheavy_target1",
+             "ce_loss-fp32-bw-N10xheavy_target1-direct-c1"),
+    Mutation("ce_max_search_misses_the_last_logit",  # class 4: right wherever the maximum is not last
+             "sources/pulp_losses_fp32.c",
+             "    for (int i = 1; i < n; i++)\n        if (o[i] > m)",
+             "    for (int i = 1; i < n - 1; i++)\n        if (o[i] > m)",
+             "ce_loss-fp32-fw-N9xmax_last1",
+             "ce_loss-fp32-fw-N9xmax_last1-direct-c1"),
     Mutation("sgd_weight_decay_after_the_update",  # w moves by lr*g, the decay only reaches diff
              "sources/pulp_optimizers_fp32.c",
              "            g[i] = g[i] + lambda * w[i];\n            w[i] = w[i] - lr * g[i];\n",
@@ -179,6 +198,12 @@ MUTATIONS = [
              "    if (0 ||",
              "residual-bf16-fw-n9-",
              "residual-bf16-fw-n9-skip_in_grad0-mismatch1-direct-c8"),
+    Mutation("residual_checks_skip_twice_instead_of_the_output",  # issue 25, class 2: the wrong tensor's size
+             "sources/pulp_residual_impl.h",
+             "        res_sizes_differ(\"pulp_residualconn\", a->skip, \"skip\", a->output, \"output\"))",
+             "        res_sizes_differ(\"pulp_residualconn\", a->skip, \"skip\", a->lout, \"lout\"))",
+             "residual-fp32-fw-n9-",
+             "residual-fp32-fw-n9-skip_in_grad0-mismatch2-direct-c3"),
     Mutation("instnorm_ig_drops_the_mean_term",  # dx without - sum dy: only right where the gradients sum to 0
              "sources/pulp_instnorm_impl.h",
              "            dx[i] = IN_H(scale * ((float)D * IN_F(dy[i]) - sum_dy - (IN_F(x[i]) - mu) / v * dot));",
@@ -279,6 +304,12 @@ MUTATIONS = [
              "        rand->mt[k] = rand->mt[(k + STATE_VECTOR_M - 1) % STATE_VECTOR_LENGTH]",
              "random_float-fp32-fw-n64-seed42",
              "random_float-fp32-fw-n64-seed42-direct-c1"),
+    Mutation("random_twist_wraps_one_word_early",  # issue 25, class 3: % 15 in the twist; draws 0..4 right
+             "sources/pulp_random.c",
+             "        rand->mt[k] = rand->mt[(k + STATE_VECTOR_M) % STATE_VECTOR_LENGTH]",
+             "        rand->mt[k] = rand->mt[(k + STATE_VECTOR_M) % (STATE_VECTOR_LENGTH - 1)]",
+             "random_stream-fp32-fw-n4000-seed5489-",
+             "random_stream-fp32-fw-n4000-seed5489-index16-direct-c1"),
     Mutation("cordic_fold_keeps_the_sign",  # folding by pi without negating: cos and sin wrong beyond pi/2
              "sources/pulp_cordic.c",
              "        z -= CORDIC_PI;\n        sign = -1.0f;",
@@ -605,3 +636,55 @@ def test_a_kernel_that_spins_is_a_timeout_at_its_budget_and_hides_no_other_varia
         assert "instruction budget exceeded" in texts[test_id], texts[test_id]
     assert {r["outcome"] for r in others} == {"passed"}, [(r["test_id"], r["message"][:200]) for r in others
                                                           if r["outcome"] != "passed"][:5]
+
+
+# Issue 25, class 1: a race between cores that no team order shows. Every
+# core stages its rows in slot 0 of BUFF instead of its own slot: each core
+# copies a row in and straight out again, so sequenced orders (one core at a
+# time) and, almost always, the free-running team give the right rows. Only
+# ThreadSanitizer, on the free-running team, sees the unordered accesses.
+STAGING_RACE = SourceEdit("sources/pulp_embedding_fp16.c",
+                          "    fp16 *stage = a->BUFF + (long)pi_core_id() * a->embed_dim;",
+                          "    fp16 *stage = a->BUFF + 0L * a->embed_dim;")
+STAGING_SLICE = "embedding-fp16-fw-rows9xembed_dim8xvocab200"
+
+
+def test_a_race_between_cores_is_reported_as_race_under_thread_sanitizer(tmp_path, cache_dir):
+    mutant = mutant_library(tmp_path / "lib", STAGING_RACE)
+    rows, texts = run_slice(mutant, STAGING_SLICE, tmp_path / "tsan", cache_dir, ["--sanitize", "thread"], "free")
+    multi = {r["test_id"]: r for r in rows if not r["test_id"].endswith("-c1")}
+    assert multi and all(r["outcome"] == "failed" for r in multi.values()), rows
+    assert {r["failure_class"] for r in multi.values()} == {"race"}, [r["failure_class"] for r in multi.values()]
+    raced = [t for t in texts.values() if "a data race in this variant" in t]
+    assert raced, texts
+    # the two accesses, each with its function and line
+    assert "ThreadSanitizer: data race between" in raced[0] and raced[0].count("pulp_embedding_fp16.c:") >= 2, raced[0]
+    assert all(r["outcome"] == "passed" for r in rows if r["test_id"].endswith("-c1")), rows
+
+
+def test_the_staging_race_slice_passes_on_the_clean_library_under_thread_sanitizer(tmp_path, cache_dir):
+    rows, _ = run_slice(LIBRARY, STAGING_SLICE, tmp_path, cache_dir, ["--sanitize", "thread"], "free")
+    assert rows and {r["outcome"] for r in rows} == {"passed"}, [r["test_id"] for r in rows if r["outcome"] != "passed"]
+
+
+@pytest.mark.parametrize("order", ["reverse", "random:1"])
+def test_the_staging_race_passes_the_sequenced_orders_without_a_sanitizer(order, tmp_path, cache_dir):
+    """Why the sanitizer pass exists: no sequenced order shows this race (each core copies its row in and
+    out before the next core runs), and the free-running team shows it only by chance."""
+    mutant = mutant_library(tmp_path / "lib", STAGING_RACE)
+    rows, _ = run_slice(mutant, STAGING_SLICE, tmp_path / "run", cache_dir, [], order)
+    assert rows and {r["outcome"] for r in rows} == {"passed"}, [r["test_id"] for r in rows if r["outcome"] != "passed"]
+
+
+def test_a_size_mismatch_refused_without_printing_fails(tmp_path, cache_dir):
+    """The API's residual contract is 'print, return': a refusal that writes
+    nothing but says nothing is reported (OpEntry.prints), the rest passes."""
+    mutant = mutant_library(tmp_path / "lib", SourceEdit(
+        "sources/pulp_residual_impl.h",
+        "    printf(\"%s_%s: %s->dim %d != %s->dim %d; nothing written\\n\", call, RES_NAME, a_name, a->dim, b_name,\n"
+        "           b->dim);\n",
+        "    (void)call, (void)a_name, (void)b_name;\n"))
+    rows, texts = run_slice(mutant, "residual-fp32-fw-n9-", tmp_path, cache_dir)
+    failed = sorted(r["test_id"] for r in rows if r["outcome"] == "failed")
+    assert failed == sorted(r["test_id"] for r in rows if "mismatch0" not in r["test_id"]), failed
+    assert all("prints why it refuses" in texts[t] for t in failed)

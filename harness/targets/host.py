@@ -7,7 +7,8 @@ PTL_TEAM_ORDER (environment of the pytest run) chooses how a forked team's
 cores run (harness/runtime/host/team_pthreads.c): "free" (the default) runs
 them all at once; "forward", "reverse" and "rotate" run them one at a time,
 in that order, between barriers, so a missing barrier fails the same way on
-every run, however busy the machine.
+every run, however busy the machine; "random:SEED" runs them one at a time
+in a permutation drawn afresh for every phase from SEED (reproducible).
 """
 from __future__ import annotations
 
@@ -26,6 +27,11 @@ DEADLOCK_EXIT = 13  # PTL_EXIT_DEADLOCK in ptl_platform.h: cores wait at a barri
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
 
 
+def is_team_order(order: str) -> bool:
+    """One of TEAM_ORDERS, or random:SEED with a decimal SEED (team_pthreads.c)."""
+    return order in TEAM_ORDERS or (order.startswith("random:") and order[7:].isdigit() and order[7:].isascii())
+
+
 class HostTarget(Target):
     name = "host"
     capabilities = Capabilities(fp16_formats=("fp16", "bf16"), max_cores=8, counter_unit="ns",
@@ -34,6 +40,12 @@ class HostTarget(Target):
     def __init__(self, compiler: str = "gcc", team_order: str | None = None):
         self.compiler = os.environ.get("PTL_HOST_CC", compiler)
         self.team_order = team_order or os.environ.get("PTL_TEAM_ORDER") or "free"
+
+    def source_roots(self, config: BuildConfig) -> list[Path]:
+        """The host runtime (the pthreads team) is compiled in too: its
+        sources are part of the build cache key, or a changed team would be
+        answered by a stale runner."""
+        return [*super().source_roots(config), RUNTIME_DIR / "host"]
 
     def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
         """Best first (harness/compilers.py picks): the host compiler, then
@@ -48,8 +60,9 @@ class HostTarget(Target):
                     tool_version([qemu_toolchain.CLANG19, "--version"]))}
 
     def unavailable_reason(self) -> str | None:
-        if self.team_order not in TEAM_ORDERS:
-            return f"PTL_TEAM_ORDER={self.team_order!r} is not a team order; use one of {', '.join(TEAM_ORDERS)}"
+        if not is_team_order(self.team_order):
+            return (f"PTL_TEAM_ORDER={self.team_order!r} is not a team order; use one of {', '.join(TEAM_ORDERS)} "
+                    f"or random:SEED (SEED a decimal number)")
         return None
 
     def flags(self, config: BuildConfig) -> list[str]:

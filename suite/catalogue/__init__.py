@@ -1,1 +1,26 @@
-"""Case catalogues: one module per primitive family, each a list of OpEntry."""
+"""Case catalogues: one module per primitive family, each a list of OpEntry.
+
+The rule for inputs (issue 25): inputs that keep every term alive. A term
+whose input makes it the identity cannot be checked: a factor that is 1, a
+sum that is 0, a maximum that is always at the same index. So, for every
+formula with a scale, a sum or a maximum, an entry has cases where that term
+is not the identity:
+
+- scales and sums that enter as factors take values other than 0 and 1
+  (cross-entropy's target sum S: one-hot and normalised targets give S = 1,
+  so the catalogue also has S near 2.5 and S of either sign);
+- a maximum (reductions, max pooling, softmax, cross-entropy's max
+  subtraction) is first, last and in the middle of its range in some case,
+  far enough above the rest that missing it changes the result;
+- a coefficient that multiplies another input (weight decay, a learning
+  rate, a slope) is non-zero together with that input (weights non-zero);
+- outputs start as poison (the runner's NaN), never as zero, unless the API
+  says the call accumulates: an accumulate where the call must overwrite
+  then shows;
+- each size check of the API is exercised on each blob it names, inputs and
+  outputs, one at a time (residual: `mismatch`);
+- random numbers are checked over long streams of one generator, not only
+  the first draw of a freshly seeded one (random_stream).
+
+Edge values go through the entry's `input_values` (part of the golden key).
+"""

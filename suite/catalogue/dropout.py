@@ -17,7 +17,10 @@ from golden import dropout
 from golden.formats import format_named
 from harness.cases import OpEntry
 
-SIZES = tuple(dict(n=n) for n in (1, 3, 8, 9, 17, 97, 1000))
+# 4096: a long mask, so that a generator bug that only some seeds reach (one
+# element per seed: seed + i) shows; each element's draw is the first of its
+# own generator, as the API documents.
+SIZES = tuple(dict(n=n) for n in (1, 3, 8, 9, 17, 97, 1000, 4096))
 
 
 def _mask_values(c, inputs: dict) -> dict:
@@ -83,4 +86,28 @@ RANDOM_BERNOULLI = OpEntry(
     footprint=lambda c: {"output": 4 * c.shape["n"]},
 )
 
-ENTRIES = [DROPOUT, RANDOM_FLOAT, RANDOM_BERNOULLI]
+# Streams, not first draws (issue 25): every path above takes the first
+# number of a freshly seeded generator, which reads only words 0, 1 and 10
+# of the seeded state. The public genRandLong / genRandFloat stream reads
+# every word and every twist: 4000 draws (250 twists) of one generator per
+# seed, bit exact against the model; index 17 takes the documented reseed
+# with 4357 on the first draw.
+RANDOM_STREAM = OpEntry(
+    name="random_stream",
+    unit="dropout",
+    runner_op=lambda dtype: "random_stream_fp32",
+    steps=("fw",),
+    dtypes=("fp32",),
+    shapes=(dict(n=4000),),
+    options={"seed": (0, 1, 5489, 2147483647), "index": (16, 17)},
+    applies=lambda c: c.options["index"] == 16 or c.options["seed"] == 1,   # the reseed ignores the seed
+    inputs=lambda c: {},
+    params=lambda c: {"n": c.shape["n"], **c.options},
+    reference=lambda c, inputs: dropout.random_stream(c.shape["n"], c.options["seed"], c.options["index"]),
+    cores=(1,),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=lambda c: {"output": 3 * 4 * c.shape["n"]},
+)
+
+ENTRIES = [DROPOUT, RANDOM_FLOAT, RANDOM_BERNOULLI, RANDOM_STREAM]

@@ -45,6 +45,12 @@ CE_SHAPES = _SIZES + (
     dict(N=10, soft_target=1),
     dict(N=10, zero_target=1),   # S = 0 -> 1
     dict(N=12, zero_sum_target=1),  # +-1/2: S exactly 0 -> 1
+    # Every term alive (issue 25): S = sum t neither 0 nor 1, so that the
+    # gradient's factor S shows; the maximum first, in the middle and last.
+    dict(N=10, heavy_target=1),  # S about 2.5
+    dict(N=7, signed_target=1),  # S of either sign
+    dict(N=9, max_first=1), dict(N=9, max_middle=1), dict(N=9, max_last=1),
+    dict(N=16, heavy_target=1, max_last=1),
 )
 
 # berHu's alpha in thousandths (ops_losses.c): the usual 0.2 (not exact in

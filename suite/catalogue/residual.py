@@ -7,6 +7,14 @@ ceil(n / cores): sizes around the core counts (1, 3, 8) and unroll factors,
 a prime and a realistic 1000-element map. n >= 2, since `mismatch` makes a
 blob one element short: then the call must print and write nothing, and
 every output must hold exactly what it held before.
+
+Every size check the API names is exercised on its own, inputs and outputs
+alike (issue 25): `mismatch` 1 shortens the blob the step combines with the
+output (FW and BW: lout; sum node: skip), 2 the output blob, 3 skip (FW,
+which checks all three). A short FW output is also a short, guarded buffer:
+a call that sums over another blob's dim breaks its guard words. The API
+says such a call prints and returns: each variant's run must print a line
+(`prints`).
 """
 from __future__ import annotations
 
@@ -26,7 +34,12 @@ def _params(c) -> dict[str, int]:
     return {"n": c.shape["n"], "step": STEPS.index(c.step), **c.options}
 
 
+MISMATCH_NONE, MISMATCH_COMBINED, MISMATCH_OUTPUT, MISMATCH_SKIP = range(4)   # ops_residual.c's mismatch
+
+
 def _applies(c) -> bool:
+    if c.step != "fw" and c.options["mismatch"] == MISMATCH_SKIP:
+        return False   # the sum node's combined blob is skip already; the residual BW has no skip
     return c.step == "sumnode_bw" or c.options["skip_in_grad"] == 0   # the flag is the sum node's
 
 
@@ -46,7 +59,7 @@ RESIDUAL = OpEntry(
     steps=STEPS,
     dtypes=("fp32", "fp16", "bf16"),
     shapes=SHAPES,
-    options={"skip_in_grad": (0, 1), "mismatch": (0, 1)},
+    options={"skip_in_grad": (0, 1), "mismatch": (MISMATCH_NONE, MISMATCH_COMBINED, MISMATCH_OUTPUT, MISMATCH_SKIP)},
     applies=_applies,
     inputs=_inputs,
     params=_params,
@@ -56,6 +69,7 @@ RESIDUAL = OpEntry(
     kernels=lambda dtype, step: (0,),
     kernel_names=lambda dtype: ("direct",),
     footprint=_footprint,
+    prints=lambda c: c.options["mismatch"] != MISMATCH_NONE and not (c.step == "sumnode_bw" and c.options["skip_in_grad"]),
 )
 
 ENTRIES = [RESIDUAL]

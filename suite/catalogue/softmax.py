@@ -38,10 +38,11 @@ ROW_SHAPES = (
     dict(H=4, W=12, pattern="equal"),
     dict(H=16, W=64, pattern="spread"),         # attention map of 16 queries over 64 keys
     dict(H=4, W=128, pattern="large"),
+    dict(H=6, W=9, pattern="peaks"),            # each row's maximum first, middle, last in turn
 )
 VECTOR_SHAPES = tuple(dict(n=n, pattern=p) for n, p in (
     (1, "uniform"), (7, "uniform"), (8, "spread"), (9, "uniform"), (17, "large"), (24, "equal"),
-    (1000, "spread"),
+    (1000, "spread"), (17, "peaks"),             # one row: its maximum first
 ))
 
 # fastexp_gist is within 3% of exp, relative (shared/TRAINLIB_API_MORE.md,

@@ -12,10 +12,13 @@
  *   forward  sequenced: ONE core runs at a time. Between two barriers (a
  *   reverse  "phase"; fork and return bound the first and the last) each core
  *   rotate   runs in turn until it reaches pi_cl_team_barrier() or returns,
- *            then hands a baton to the next core of the phase's order:
+ *   random:S then hands a baton to the next core of the phase's order:
  *              forward  0, 1, ..., n-1 in every phase;
  *              reverse  n-1, ..., 1, 0 in every phase;
- *              rotate   phase p starts at core p mod n: p, p+1, ..., p-1.
+ *              rotate   phase p starts at core p mod n: p, p+1, ..., p-1;
+ *              random:S a permutation drawn afresh for every phase of every
+ *                       fork from the seed S (a decimal number), so two
+ *                       runs with the same seed run the same orders.
  *            When every core has arrived at the barrier, the next phase runs.
  *
  * A sequenced run is deterministic: a kernel that forgets a barrier and reads
@@ -35,6 +38,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +52,8 @@
 
 int ptl_num_cores = 1;
 
-enum order_kind { ORDER_FREE, ORDER_FORWARD, ORDER_REVERSE, ORDER_ROTATE };
-static const char *const order_names[] = {"free", "forward", "reverse", "rotate"};
+enum order_kind { ORDER_FREE, ORDER_FORWARD, ORDER_REVERSE, ORDER_ROTATE, ORDER_RANDOM };
+static const char *const order_names[] = {"free", "forward", "reverse", "rotate", "random"};
 
 enum core_state { CORE_RUNNING, CORE_AT_BARRIER, CORE_RETURNED };
 
@@ -74,6 +78,8 @@ struct team {
     int order[PTL_MAX_CORES];
     int pos;                 /* index in order[] of the baton holder */
     int baton;               /* core allowed to run, -1 for none */
+    uint64_t random_state;   /* random:S: the order generator, seeded once from S */
+    unsigned long long random_seed;
 };
 
 static struct team team = {
@@ -95,12 +101,29 @@ static enum order_kind read_order(void)
     const char *name = getenv("PTL_TEAM_ORDER");
     if (!name || !*name)
         return ORDER_FREE;
-    for (unsigned k = 0; k < sizeof order_names / sizeof *order_names; k++)
+    for (unsigned k = 0; k < ORDER_RANDOM; k++)
         if (strcmp(name, order_names[k]) == 0)
             return (enum order_kind)k;
-    fprintf(stderr, "ptl: PTL_TEAM_ORDER=%s is not a team order; use free, forward, reverse or rotate\n",
-            name);
+    if (strncmp(name, "random:", 7) == 0 && name[7] >= '0' && name[7] <= '9') {
+        char *end;
+        team.random_seed = strtoull(name + 7, &end, 10);
+        if (!*end) {
+            team.random_state = team.random_seed;
+            return ORDER_RANDOM;
+        }
+    }
+    fprintf(stderr, "ptl: PTL_TEAM_ORDER=%s is not a team order; use free, forward, reverse, rotate or "
+                    "random:SEED\n", name);
     exit(3);
+}
+
+/* splitmix64: the next number of the random:S order generator. */
+static uint64_t next_random(void)
+{
+    uint64_t z = (team.random_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
 }
 
 static void list_cores(char *text, size_t size, enum core_state state)
@@ -119,12 +142,15 @@ static void deadlock(void)
     char waiting[64], gone[64];
     list_cores(waiting, sizeof waiting, CORE_AT_BARRIER);
     list_cores(gone, sizeof gone, CORE_RETURNED);
+    char seed_text[32] = "";
+    if (team.order_kind == ORDER_RANDOM)
+        snprintf(seed_text, sizeof seed_text, ":%llu", team.random_seed);
     fflush(stdout);
     fprintf(stderr,
-            "ptl: deadlock in a team of %d cores (PTL_TEAM_ORDER=%s): core(s)%s wait at barrier %u of the "
+            "ptl: deadlock in a team of %d cores (PTL_TEAM_ORDER=%s%s): core(s)%s wait at barrier %u of the "
             "fork, core(s)%s returned without reaching it\n"
             "ptl: every core must call pi_cl_team_barrier() equally often; a PULP cluster would hang here\n",
-            team.nb_cores, order_names[team.order_kind], waiting, team.phase + 1, gone);
+            team.nb_cores, order_names[team.order_kind], seed_text, waiting, team.phase + 1, gone);
     fflush(stderr);
     exit(PTL_EXIT_DEADLOCK);
 }
@@ -141,6 +167,12 @@ static void make_order(void)
         default: team.order[i] = i; break;
         }
     }
+    if (team.order_kind == ORDER_RANDOM) /* Fisher-Yates */
+        for (int i = n - 1; i > 0; i--) {
+            const int j = (int)(next_random() % (uint64_t)(i + 1)), t = team.order[i];
+            team.order[i] = team.order[j];
+            team.order[j] = t;
+        }
     team.pos = 0;
     team.baton = team.order[0];
 }

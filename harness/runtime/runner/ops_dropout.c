@@ -10,6 +10,12 @@
  * random_bernoulli (FP32): b[i] = pulp_random_bernoulli's int output for
  * seed + i and probability p_milli / 1000 (binary32), carried as a float
  * (0 or 1; -1 where the call wrote nothing), one core.
+ * random_stream (FP32): n draws of one generator, as the public API gives
+ * them (issue 25: streams, not first draws): seedRand(seed), its index then
+ * set to `index` (16 as seeded; 17 makes the first genRandLong reseed with
+ * 4357), then genRandLong n times, each 32-bit draw carried exactly as its
+ * two 16-bit halves hi[i], lo[i]; and a second generator seeded alike gives
+ * f[i] = genRandFloat, n times.
  */
 #include <string.h>
 
@@ -96,6 +102,35 @@ static int run_random_bernoulli(const struct ptl_case *c, struct ptl_variant v, 
     ptl_measure_end(vi);
     return op_frame_finish(&f, 1);
 }
+
+static int run_random_stream(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v;
+    const int n = ptl_param(c, "n", vi), seed = ptl_param(c, "seed", vi), index = ptl_param(c, "index", vi);
+    if (n < 1 || seed < 0 || (index != STATE_VECTOR_LENGTH && index != STATE_VECTOR_LENGTH + 1)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "random_stream needs n >= 1, seed >= 0 and index 16 or 17");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    float *hi = op_frame_output(&f, "hi", (uint32_t)n);
+    float *lo = op_frame_output(&f, "lo", (uint32_t)n);
+    float *r = op_frame_output(&f, "f", (uint32_t)n);
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    MTRand longs = seedRand((uint32_t)seed), floats = seedRand((uint32_t)seed);
+    longs.index = floats.index = index;
+    ptl_measure_begin(vi);
+    for (int i = 0; i < n; i++) {
+        const uint32_t y = genRandLong(&longs);
+        hi[i] = (float)(y >> 16);
+        lo[i] = (float)(y & 0xffffu);
+    }
+    for (int i = 0; i < n; i++)
+        r[i] = genRandFloat(&floats);
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
 #endif
 
 const struct ptl_op PTL_OP_TABLE[] = {
@@ -103,6 +138,7 @@ const struct ptl_op PTL_OP_TABLE[] = {
 #if PTL_OP_FP == 32
     {PTL_OP_NAME("random_float"), "n seed", "", "r", "none", run_random_float},
     {PTL_OP_NAME("random_bernoulli"), "n seed p_milli", "", "b", "none", run_random_bernoulli},
+    {PTL_OP_NAME("random_stream"), "n seed index", "", "hi lo f", "none", run_random_stream},
 #endif
     {0},
 };

@@ -8,9 +8,15 @@
  *   n             element count of every tensor
  *   step          0 FW, 1 sum node BW, 2 residual BW
  *   skip_in_grad  the sum node's flag (1: skip->diff is left alone)
- *   mismatch      1: the blob the step combines with output is one element
- *                 short (FW, residual BW: lout; sum node: skip), so the
- *                 call must write nothing
+ *   mismatch      which blob is one element short, so that the call must
+ *                 write nothing: 0 none; 1 the blob the step combines with
+ *                 output (FW, residual BW: lout; sum node: skip); 2 the
+ *                 output blob itself; 3 skip (FW only, whose three blobs
+ *                 are all checked). Each size check of the API is thus
+ *                 exercised on its own, inputs and outputs alike.
+ *                 A short output blob of the FW is also a short buffer:
+ *                 y then has n - 1 elements between guard words, so a call
+ *                 that sums over another blob's dim breaks a guard.
  * Tensors in: skip, lout (FW), dy (output->diff, BW), dskip (the skip
  * gradient the sum node adds to), old (what the FW output and the residual
  * BW's lout->diff hold before the call). Out: y (FW), dskip_new (sum node:
@@ -18,6 +24,8 @@
  * input it is made from (old, dskip), so a call that writes nothing leaves
  * exactly that.
  */
+#include <string.h>
+
 #include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
@@ -26,6 +34,10 @@
 #include "pulp_train.h"
 
 enum { RES_STEP_FW = 0, RES_STEP_SUMNODE = 1, RES_STEP_BW = 2 };
+/* The mismatch param: which blob is one element short. RES_SHORT_LOUT is
+ * never a value of its own: it is what RES_SHORT_COMBINED means for FW and
+ * the residual BW. */
+enum { RES_SHORT_NONE = 0, RES_SHORT_COMBINED = 1, RES_SHORT_OUTPUT = 2, RES_SHORT_SKIP = 3, RES_SHORT_LOUT = 4 };
 
 #if PTL_OP_FP == 32
 #define RES_FW pulp_residualconn_fp32_fw
@@ -42,29 +54,35 @@ static int run_residual(const struct ptl_case *c, struct ptl_variant v, uint32_t
     (void)v; /* direct code: no kernel index */
     const int n = ptl_param(c, "n", vi), step = ptl_param(c, "step", vi);
     const int skip_in_grad = ptl_param(c, "skip_in_grad", vi), mismatch = ptl_param(c, "mismatch", vi);
+    const int max_mismatch = step == RES_STEP_FW ? RES_SHORT_SKIP : RES_SHORT_OUTPUT;
     if (n < 2 || step < RES_STEP_FW || step > RES_STEP_BW || (skip_in_grad != 0 && skip_in_grad != 1) ||
-        (mismatch != 0 && mismatch != 1)) {
+        mismatch < RES_SHORT_NONE || mismatch > max_mismatch) {
         ptl_emit_error(vi, PTL_ERR_BAD_CASE, "residual params need n >= 2, step 0 (FW), 1 (sum node BW) or "
-                                             "2 (residual BW), skip_in_grad and mismatch 0 or 1");
+                                             "2 (residual BW), skip_in_grad 0 or 1, mismatch 0..2 (FW: 0..3)");
         return PTL_ERR_BAD_CASE;
     }
     const uint32_t count = (uint32_t)n;
+    const int short_output = mismatch == RES_SHORT_OUTPUT;
+    const uint32_t y_count = step == RES_STEP_FW && short_output ? count - 1 : count;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     PTL_T *skip = step == RES_STEP_FW ? op_frame_input(&f, "skip", count) : NULL;
     PTL_T *lout = step == RES_STEP_FW ? op_frame_input(&f, "lout", count) : NULL;
     PTL_T *dy = step != RES_STEP_FW ? op_frame_input(&f, "dy", count) : NULL;
-    PTL_T *y = step == RES_STEP_FW ? op_frame_output_from(&f, "old", "y", count) : NULL;
+    PTL_T *old_y = step == RES_STEP_FW ? op_frame_input(&f, "old", count) : NULL;
+    PTL_T *y = step == RES_STEP_FW ? op_frame_output(&f, "y", y_count) : NULL;
     PTL_T *dskip = step == RES_STEP_SUMNODE ? op_frame_output_from(&f, "dskip", "dskip_new", count) : NULL;
     PTL_T *dlout = step == RES_STEP_BW ? op_frame_output_from(&f, "old", "dlout", count) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
-    const int short_dim = n - mismatch;
-    struct PTL_S(blob) skip_blob = {.data = skip, .diff = dskip,
-                                    .dim = step == RES_STEP_SUMNODE ? short_dim : n, .W = n, .H = 1, .C = 1};
-    struct PTL_S(blob) lout_blob = {.data = lout, .diff = dlout,
-                                    .dim = step == RES_STEP_SUMNODE ? n : short_dim, .W = n, .H = 1, .C = 1};
-    struct PTL_S(blob) output_blob = {.data = y, .diff = dy, .dim = n, .W = n, .H = 1, .C = 1};
+    if (y) /* y holds what it held before the call (old), as far as its buffer goes */
+        memcpy(y, old_y, (size_t)y_count * sizeof(PTL_T));
+    const int combined = step == RES_STEP_SUMNODE ? RES_SHORT_SKIP : RES_SHORT_LOUT;
+    const int skip_short = mismatch == RES_SHORT_SKIP || (mismatch == RES_SHORT_COMBINED && combined == RES_SHORT_SKIP);
+    const int lout_short = mismatch == RES_SHORT_COMBINED && combined == RES_SHORT_LOUT;
+    struct PTL_S(blob) skip_blob = {.data = skip, .diff = dskip, .dim = n - skip_short, .W = n, .H = 1, .C = 1};
+    struct PTL_S(blob) lout_blob = {.data = lout, .diff = dlout, .dim = n - lout_short, .W = n, .H = 1, .C = 1};
+    struct PTL_S(blob) output_blob = {.data = y, .diff = dy, .dim = n - short_output, .W = n, .H = 1, .C = 1};
     struct PTL_S(SkipConn_args) args = {.skip = &skip_blob, .lout = &lout_blob, .output = &output_blob,
                                         .skip_in_grad = skip_in_grad};
     ptl_measure_begin(vi);

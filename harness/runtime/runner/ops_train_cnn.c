@@ -189,11 +189,11 @@ static int run_train_cnn(const struct ptl_case *c, struct ptl_variant v, uint32_
         /* gradients as the step computed them, then the update */
         if (train_conv)
             copy_row(g1s, k, b.w1.diff, s.n_w1);
-        else
+        else /* the report row of a frozen layer, after the step: no primitive output is zeroed */
             memset(g1s + (size_t)k * s.n_w1, 0, s.n_w1 * sizeof(PTL_T));
         if (train_linear)
             copy_row(g2s, k, b.w2.diff, s.n_w2);
-        else
+        else /* likewise: the frozen linear layer's report row */
             memset(g2s + (size_t)k * s.n_w2, 0, s.n_w2 * sizeof(PTL_T));
         if (train_conv)
             pi_cl_team_fork(v.cores, PTL_F(pulp_gradient_descent_, ), &sgd1);

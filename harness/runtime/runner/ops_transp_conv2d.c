@@ -17,7 +17,8 @@
  * (pulp_transp_conv2d_fp32.h), guarded and NaN-filled.
  *
  * FW accumulates into output->data and IG into input->diff (the API's
- * contract), so those outputs are zeroed here before the call.
+ * contract), so those two outputs, and only they, are zeroed here before the
+ * call; every other output starts as poison (NaN), as op_frame_output makes it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,9 @@ static int run_transp(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     PTL_T *bt = use_im2col ? op_frame_scratch(&f, tc_bt_count(&s)) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
+    /* Zeroed, not poisoned: shared/TRAINLIB_API.md, "Contract details checked
+     * against the published library", Transposed Conv2D: "FW accumulates into
+     * `output->data`, and IG into `input->diff`: the caller zeroes them first." */
     if (y)
         memset(y, 0, n_out * sizeof(PTL_T));
     if (dx)

@@ -1,0 +1,36 @@
+"""A ThreadSanitizer report becomes one line naming the two accesses
+(harness.session.tsan_race), which the failure of class `race` carries."""
+from harness.session import tsan_race
+from harness.targets.host import is_team_order
+
+REPORT = b"""ptl: some output first
+==================
+WARNING: ThreadSanitizer: data race (pid=4242)
+  Write of size 2 at 0x7b0400000010 by thread T2:
+    #0 memcpy ../../../../src/libsanitizer/sanitizer_common/sanitizer_common_interceptors.inc:827 (libtsan.so.2+0x5c0e3)
+    #1 embedding_fw_tiled_fp16 /tmp/lib/sources/pulp_embedding_fp16.c:18 (runner+0x4c2a1)
+
+  Previous read of size 2 at 0x7b0400000010 by main thread:
+    #0 embedding_fw_tiled_fp16 /tmp/lib/sources/pulp_embedding_fp16.c:19 (runner+0x4c2b7)
+    #1 run_share /work/harness/runtime/host/team_pthreads.c:200 (runner+0x1111)
+
+SUMMARY: ThreadSanitizer: data race /tmp/lib/sources/pulp_embedding_fp16.c:18 in embedding_fw_tiled_fp16
+==================
+"""
+
+
+def test_a_data_race_names_both_accesses_with_their_frames():
+    assert tsan_race(REPORT) == ("ThreadSanitizer: data race between write of size 2 by thread T2 in "
+                                 "embedding_fw_tiled_fp16 at pulp_embedding_fp16.c:18 and previous read of size 2 "
+                                 "by main thread in embedding_fw_tiled_fp16 at pulp_embedding_fp16.c:19")
+
+
+def test_no_report_is_no_race_and_a_cut_report_still_says_race():
+    assert tsan_race(b"plain output\n") is None
+    cut = REPORT.split(b"  Previous")[0]
+    assert tsan_race(cut).startswith("ThreadSanitizer: data race (")
+
+
+def test_team_orders_include_seeded_random_ones():
+    assert all(is_team_order(o) for o in ("free", "forward", "reverse", "rotate", "random:0", "random:12345"))
+    assert not any(is_team_order(o) for o in ("random", "random:", "random:-1", "random:x", "backwards"))
