@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import toolchain
+from harness.child_process import die_with_parent
 from harness.board.fault_proxy import FaultProxy, FaultSpec
 from harness.board.inventory import Board
 from harness.targets.qemu import ELF_NAME, MANIFEST_NAME, cpu_option
@@ -319,9 +320,13 @@ def start_ser2net(config: str, workdir: Path) -> subprocess.Popen:
     path = Path(workdir) / "ser2net.yaml"
     path.write_text(config)
     log = open(Path(workdir) / "ser2net.log", "ab")
+    # SIGKILL when this process dies (harness/child_process.py). Only here: the
+    # parent-death signal follows the thread that forks, and ser2net is started
+    # from the farm's own thread of control, while a virtual board's QEMU is
+    # restarted from the control server's request threads, which end.
     process = subprocess.Popen([binary, "-n", "-u", "-c", str(path), "-P", str(Path(workdir) / "ser2net.pid")],
                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=die_with_parent())
     log.close()
     return process
 
