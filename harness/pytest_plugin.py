@@ -376,8 +376,12 @@ class PtlPlugin:
             self.rows.append(ReportRow(props.get("test_id", report.nodeid), outcome, report.duration,
                                        props, message))
 
+    def pytest_keyboard_interrupt(self, excinfo):
+        # Ctrl-C, or SIGTERM raised as one (_stop_on_sigterm). Not pytest's
+        # INTERRUPTED exit status alone: a collection error ends with it too.
+        self.interrupted = True
+
     def pytest_sessionfinish(self, session, exitstatus):
-        self.interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         if self._session is not None:
             self._merge_stats(self._local_stats())
         if hasattr(self.config, "workerinput"):
