@@ -376,10 +376,12 @@ class PtlPlugin:
             self.rows.append(ReportRow(props.get("test_id", report.nodeid), outcome, report.duration,
                                        props, message))
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_keyboard_interrupt(self, excinfo):
         # Ctrl-C, or SIGTERM raised as one (_stop_on_sigterm). Not pytest's
         # INTERRUPTED exit status alone: a collection error ends with it too.
         self.interrupted = True
+        _drop_lineless_frames(excinfo.tb)
 
     def pytest_sessionfinish(self, session, exitstatus):
         if self._session is not None:
@@ -555,6 +557,18 @@ class PtlPlugin:
             reporter.write_line(f"ptl: INTERRUPTED: {whole['run']} of {whole['selected']} selected tests ran, "
                                 f"{whole['not_run']} did not; the reports say interrupted: true, and neither merge "
                                 f"nor baseline update takes them for a whole run", red=True, bold=True)
+
+
+def _drop_lineless_frames(tb) -> None:
+    """A signal can land on an instruction without a line number (Python
+    3.11), and pytest's report of the KeyboardInterrupt then fails on that
+    traceback entry (tb_lineno None) with an internal error: unlink such
+    entries, keeping the first, which the exception info holds."""
+    while tb is not None and tb.tb_next is not None:
+        if tb.tb_next.tb_lineno is None:
+            tb.tb_next = tb.tb_next.tb_next
+        else:
+            tb = tb.tb_next
 
 
 def _variant_of(item) -> Variant | None:

@@ -653,8 +653,13 @@ def test_a_race_between_cores_is_reported_as_race_under_thread_sanitizer(tmp_pat
     mutant = mutant_library(tmp_path / "lib", STAGING_RACE)
     rows, texts = run_slice(mutant, STAGING_SLICE, tmp_path / "tsan", cache_dir, ["--sanitize", "thread"], "free")
     multi = {r["test_id"]: r for r in rows if not r["test_id"].endswith("-c1")}
-    assert multi and all(r["outcome"] == "failed" for r in multi.values()), rows
-    assert {r["failure_class"] for r in multi.values()} == {"race"}, [r["failure_class"] for r in multi.values()]
+    # TSan sees a race only between accesses still in its shadow history, so
+    # which core counts it reports can vary with the threads' interleaving
+    # (one CI run passed c3 and caught c8): at least one must be reported,
+    # and nothing may fail as anything but a race.
+    failed = [r for r in multi.values() if r["outcome"] == "failed"]
+    assert failed, rows
+    assert {r["failure_class"] for r in failed} == {"race"}, [r["failure_class"] for r in failed]
     raced = [t for t in texts.values() if "a data race in this variant" in t]
     assert raced, texts
     # the two accesses, each with its function and line
