@@ -131,6 +131,6 @@ def labgrid_inventory(path: Path, coordinator: str, places: int, reserve: dict[s
 
 def lab_client(address: str, *args: str) -> str:
     result = subprocess.run([_tool("labgrid-client"), "-x", address, *args], capture_output=True, text=True,
-                            timeout=60)
+                            timeout=180)
     assert result.returncode == 0, f"labgrid-client {' '.join(args)}: {result.stderr}"
     return result.stdout

@@ -63,9 +63,13 @@ def _stopped_run(coordinator, inventory, reports, scratch, stop) -> tuple[str, i
         while len(lab_client(coordinator, "places", "--acquired").split()) < 2:
             assert run.poll() is None and time.monotonic() < deadline, "the run never acquired the places"
             time.sleep(0.3)
-        time.sleep(2)                              # cases are running now
+        # Holding both places, the run is in its cases (or about to start them): either way it
+        # must release both and leave nothing behind.
         run.send_signal(stop)
-        output, _ = run.communicate(timeout=60)
+        try:
+            output, _ = run.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the run did not end within 300 s of {stop.name}")
     finally:
         run.kill()
     return output, run.returncode

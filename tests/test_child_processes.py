@@ -68,6 +68,16 @@ def wait_for(condition, seconds: float):
     return condition()
 
 
+def hanging_copy(library: Path) -> Path:
+    """A copy of lib_c at `library` whose `mm` spins for ever."""
+    shutil.copytree(ROOT / "lib_c", library)
+    source = library / "sources" / "pulp_matmul_fp32.c"
+    text = source.read_text()
+    line = next(line for line in text.splitlines() if line.startswith("void mm(void *matMul_args)"))
+    source.write_text(text.replace(line, HANG))
+    return library
+
+
 @pytest.fixture(scope="module")
 def hanging_library(tmp_path_factory):
     """The library with a hanging `mm`, and a cache with its QEMU runner built."""
@@ -75,12 +85,7 @@ def hanging_library(tmp_path_factory):
     if reason:
         pytest.fail(f"this test needs the QEMU toolchain: {reason}")
     root = tmp_path_factory.mktemp("qemu")
-    library = root / "lib_c"
-    shutil.copytree(ROOT / "lib_c", library)
-    source = library / "sources" / "pulp_matmul_fp32.c"
-    text = source.read_text()
-    line = next(line for line in text.splitlines() if line.startswith("void mm(void *matMul_args)"))
-    source.write_text(text.replace(line, HANG))
+    library = hanging_copy(root / "lib_c")
     cache = root / "cache"
     session = start_session([QEMU_SLICE[0], "-k", "matmul-fp32-fw-N64xM64xK64-trans_B0-bias0-mm_u2-c1"], cache,
                             root / "tmp", "--target", "qemu", "-p", "no:xdist", "--trainlib", str(library))
@@ -151,13 +156,13 @@ def test_no_scratch_directory_is_left_after_a_normal_session_or_after_ctrl_c(tmp
     assert session.returncode == 0 and "60 passed" in output, output[-2000:]
     assert scratch_dirs(tmpdir) == []
 
-    # Ctrl-C from a terminal: SIGINT to the session's whole process group, while cases run.
-    for bundle in (cache / "golden").rglob("*.bundle"):
-        bundle.unlink()   # so that the cases take long enough to be interrupted
-    session = start_session(HOST_SLICE, cache, tmpdir, "--target", "host", *workers)
-    assert wait_for(lambda: len(list((cache / "golden").rglob("*.bundle"))) >= 3 or session.poll() is not None,
-                    300)
-    assert session.poll() is None, "the session ended before it could be interrupted"
+    # Ctrl-C from a terminal: SIGINT to the session's whole process group, while a case runs: the
+    # spinning `mm` keeps its runner busy until the signal, so the session cannot end first.
+    library = hanging_copy(tmp_path / "hanging")
+    session = start_session(QEMU_SLICE, cache, tmpdir, "--target", "host", "--trainlib", str(library),
+                            "--run-timeout", "600", *workers)
+    assert wait_for(lambda: processes_mentioning(str(cache), "/runner") or session.poll() is not None, 600)
+    assert session.poll() is None, f"the session ended before it could be interrupted: {session.communicate()[0][-2000:]}"
     assert scratch_dirs(tmpdir), "no scratch directory while cases run: this test would not see a leftover"
     for _ in range(3):   # a second press, as a user would, when Python lost the first in a finaliser
         os.killpg(session.pid, signal.SIGINT)
