@@ -296,7 +296,7 @@ class Session:
         payload = self.payload_for(case, variants, bundle, layout)
         workdir = Path(tempfile.mkdtemp(dir=self.workdir))
         try:
-            raw = self.target.run(artefact.path, payload, self.timeout, workdir)
+            raw = self.target.run(artefact.path, payload, self.timeout, workdir, case_id=case.id)
         except CaseFailure as failure:
             return {v: VariantResult(v, failure, delivery=failure.delivery or {}) for v in variants}
         finally:

@@ -9,11 +9,13 @@ a target is added.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from harness.buildcache import ObjectStore
@@ -23,6 +25,21 @@ from harness.failures import BUILD, CaseFailure
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 DEFAULT_LIBRARY = Path(__file__).resolve().parent.parent / "lib_c"
 DEFAULT_RUN_TIMEOUT = 120.0  # seconds one runner invocation may take, unless the target needs more
+
+
+def exit_status(name: str) -> int:
+    """PTL_EXIT_<name> of runtime/include/ptl_platform.h, the one list of the
+    runtimes' exit statuses."""
+    statuses = _exit_statuses()
+    if name not in statuses:
+        raise KeyError(f"ptl_platform.h defines no PTL_EXIT_{name}")
+    return statuses[name]
+
+
+@lru_cache(maxsize=None)
+def _exit_statuses() -> dict[str, int]:
+    text = (RUNTIME_DIR / "include" / "ptl_platform.h").read_text()
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"\bPTL_EXIT_(\w+) = (\d+)", text)}
 
 
 @dataclass(frozen=True)
@@ -123,8 +140,10 @@ class Target(ABC):
         """Compile library + runner into outdir. Raise BuildError on failure."""
 
     @abstractmethod
-    def run(self, artefact: Path, payload: bytes, timeout: float, workdir: Path) -> RawRun:
-        """Execute the artefact on one payload."""
+    def run(self, artefact: Path, payload: bytes, timeout: float, workdir: Path, case_id: str = "") -> RawRun:
+        """Execute the artefact on one payload, of the case `case_id` where
+        the caller knows it (a target that stops hangs in simulated time
+        sizes its budget by the case's work)."""
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [RUNTIME_DIR / "include", RUNTIME_DIR / "runner", *config.library.digest_roots]

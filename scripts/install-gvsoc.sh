@@ -76,6 +76,15 @@ if grep -q SINGLE_REGFILE "$CORES"; then
     die "$CORES still selects the single register file; the patch no longer applies"
 fi
 
+# The cluster's FPU count as a run-time choice (scripts/gvsoc/cluster-fpus.patch):
+# upstream's 4 FPUs shared by the 8 cores (core i uses FPU i mod 4) unless
+# PTL_GVSOC_CLUSTER_FPUS=8 gives every core its own, as on the cluster the
+# PULP-TrainLib paper measured. One build serves both configurations.
+PATCH="$(dirname "$(realpath "$0")")/gvsoc/cluster-fpus.patch"
+if ! grep -q PTL_GVSOC_CLUSTER_FPUS "$SRC/pulp/pulp/cpu/iss/pulp_iss_wrapper.cpp"; then
+    git -C "$SRC/pulp" apply "$PATCH" || die "$PATCH no longer applies to gvsoc-pulp"
+fi
+
 log "Python packages into $PREFIX/venv"
 python3 -m venv "$PREFIX/venv"
 # GVSOC's own lists, plus typing_extensions, which gvrun imports without listing it.
@@ -93,10 +102,10 @@ log "building pulp-open with $JOBS jobs (a few minutes)"
 mkdir -p "$PREFIX/bin"
 cat > "$PREFIX/bin/gvsoc" <<EOF
 #!/usr/bin/env bash
-# Written by scripts/install-gvsoc.sh (GVSOC $GVSOC_COMMIT, separate FP register file).
+# Written by scripts/install-gvsoc.sh (GVSOC $GVSOC_COMMIT, separate FP register file, PTL_GVSOC_CLUSTER_FPUS).
 export PATH="$PREFIX/venv/bin:\$PATH"
 exec "$PREFIX/install/bin/gvsoc" "\$@"
 EOF
 chmod +x "$PREFIX/bin/gvsoc"
-echo "$GVSOC_COMMIT separate-fp-regfile" > "$PREFIX/VERSION"
+echo "$GVSOC_COMMIT separate-fp-regfile cluster-fpus" > "$PREFIX/VERSION"
 log "done: export PTL_GVSOC=$PREFIX"

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness import failures
+from harness import failures, riscv_build
 from harness.failures import CaseFailure
 from harness.protocol import TransportError, decode_records
 from harness.session import Session
@@ -218,17 +218,57 @@ def test_an_access_to_an_unmapped_address_is_a_crash_naming_address_and_pc():
 
 
 @pytest.mark.parametrize("name", ["hang", "deadlock"])
-def test_a_hang_or_a_deadlock_is_a_timeout_that_keeps_the_output_so_far(name):
+def test_the_fc_watchdog_stops_a_hang_or_a_deadlock_at_its_cycle_budget_as_a_timeout(name):
+    """Spinning or all asleep in a measured region: the FC's timer still
+    ticks, and the FC ends the run after the region's budget of simulated
+    cycles (2,000,000 in the recording), keeping the output so far."""
+    assert recording(name)["cycle_budget"] == 2_000_000 and recording(name)["returncode"] == 1
     raw = replay(name)
     assert raw.timed_out and raw.returncode is None
+    assert decode_records(raw.output).n_variants == 1     # the BEGIN record, before the hang
+    failure = missing(name)
+    assert failure.kind == failures.TIMEOUT
+    assert re.search(r"no end in sight: measured region 0 still open after 2[0-9]{6} SoC cycles, past its "
+                     r"budget of 2000000 \(a hang, a livelock or a deadlock; the FC's watchdog", failure.message)
+
+
+def test_without_a_budget_a_hang_runs_into_the_wall_clock_timeout_which_keeps_the_output_so_far():
+    raw = replay("hang-unwatched")
+    assert recording("hang-unwatched")["cycle_budget"] is None
+    assert raw.timed_out and raw.returncode is None and not raw.stop_reason
     assert decode_records(raw.output).n_variants == 1     # the BEGIN record, line-buffered, survived the kill
-    assert missing(name).kind == failures.TIMEOUT
+    assert missing("hang-unwatched").kind == failures.TIMEOUT
+
+
+def test_a_cases_budget_follows_its_work_on_qemu_within_the_floor_and_the_ceiling():
+    work = gvsoc.qemu_work()
+    small = next(case for case, n in work.items() if n * gvsoc.BUDGET_PER_INSTRUCTION < gvsoc.BUDGET_FLOOR)
+    large = max(work, key=work.get)
+    middle = next(case for case, n in work.items()
+                  if gvsoc.BUDGET_FLOOR < n * gvsoc.BUDGET_PER_INSTRUCTION < gvsoc.CYCLE_BUDGET)
+    assert gvsoc.cycle_budget(small) == gvsoc.BUDGET_FLOOR
+    assert gvsoc.cycle_budget(middle) == work[middle] * gvsoc.BUDGET_PER_INSTRUCTION
+    assert gvsoc.cycle_budget(large) <= gvsoc.CYCLE_BUDGET
+    assert gvsoc.cycle_budget("a-case-no-baseline-knows") == gvsoc.CYCLE_BUDGET
+
+
+def test_the_budget_is_written_into_the_runs_copy_of_the_elf_and_only_a_word_with_bytes_can_be(tmp_path):
+    elf = GvsocTarget().build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=3"]).read_bytes()
+    at = gvsoc.symbol_offset(elf, gvsoc.BUDGET_SYMBOL)
+    assert elf[at:at + 4] == b"\xff\xff\xff\xff"                # NO_BUDGET, as compiled
+    patched = gvsoc.elf_with_word(elf, gvsoc.BUDGET_SYMBOL, 123456789)
+    assert len(patched) == len(elf) and patched[at:at + 4] == struct.pack("<I", 123456789)
+    assert patched[:at] == elf[:at] and patched[at + 4:] == elf[at + 4:]
+    with pytest.raises(BuildError, match="in .bss"):
+        gvsoc.symbol_offset(elf, "team")                         # the team's state: .l1_bss, no file bytes
+    with pytest.raises(BuildError, match="no symbol"):
+        gvsoc.symbol_offset(elf, "no_such_symbol")
 
 
 def test_the_target_says_what_it_is():
-    caps = GvsocTarget.capabilities
+    caps = GvsocTarget().capabilities
     assert (caps.counter_unit, caps.max_cores, caps.payload_delivery, caps.fp16_formats) == \
-        ("cycles", 8, "loader", ("bf16",))
+        ("cycles", 8, "loader", riscv_build.fp16_formats())
 
 
 # ---- on a real GVSOC ---------------------------------------------------------------------------

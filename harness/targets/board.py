@@ -171,7 +171,8 @@ class BoardTarget(Target):
 
     # ---- run ------------------------------------------------------------------------
 
-    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
+    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path,
+            case_id: str = "") -> RawRun:
         if payload is None:
             raise CaseFailure(failures.LOAD, "the board target streams each payload; it runs no compiled-in payload")
         if self.problem:

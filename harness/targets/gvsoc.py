@@ -35,10 +35,14 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness import toolchain
-from harness.build_units import Toolchain, UnitReport, build_runner
+from harness.build_units import UnitReport, build_runner
+from harness.compilers import Compiler
 from harness.failures import LOAD, NOT_FIT, CaseFailure
+from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, missing_format_reason
+from harness.option_values import env_number
+from harness.perf_gate import BaselineError, baseline_path, read_baseline, split_id
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, compile_command,
-                            run_command, tool_version)
+                            exit_status, run_command, tool_version)
 
 GVSOC_RUNTIME = RUNTIME_DIR / "gvsoc"
 LAYOUT_HEADER = GVSOC_RUNTIME / "ptl_gvsoc.h"
@@ -50,17 +54,32 @@ TEST_SUPPORT = [RUNTIME_DIR / "runner" / "protocol.c"]
 INSTALL_SCRIPT = "scripts/install-gvsoc.sh"
 ENV_VAR = "PTL_GVSOC"
 
+# SoC cycles one measured region (one variant) may take before the FC's
+# watchdog stops the run as a hang: BUDGET_PER_INSTRUCTION times the
+# instructions of the case's slowest variant on QEMU (its work, from the
+# committed baseline), within [BUDGET_FLOOR, CYCLE_BUDGET]; CYCLE_BUDGET for
+# a case the baseline does not know. GVSOC takes 1.06 to 1.36 cycles per QEMU
+# instruction on lib_c's kernels (README, "Cycles per MAC"), so 10 leaves a
+# library 7 times as slow as lib_c room to finish. A spinning core simulates
+# at about 20 million cycles a second here: the floor costs half a second,
+# the ceiling 10 s per spinning core.
+BUDGET_PER_INSTRUCTION = 10
+BUDGET_FLOOR = 10_000_000
+CYCLE_BUDGET = 200_000_000
 ELF_NAME = "runner.elf"
 CORES = 8
-MARCH, MABI = "rv32imfc", "ilp32f"
-COMMON_FLAGS = ["-std=gnu11", "-O2", "-g", "-DNUM_CORES=ptl_num_cores", "-DOPTIMIZE",
-                "-ffunction-sections", "-fdata-sections", "-fno-fast-math", "-DPTL_FP16_BF16"]
-ARCH_FLAGS = [f"-march={MARCH}", f"-mabi={MABI}"]
+# No A extension: a PULP core has none, and an atomic would fail to link.
+RUNTIME = Runtime("rv32imfc", "ilp32f", GVSOC_RUNTIME, START, LINK_SCRIPT)
 # The launcher exits with 1 whatever the program's status, and names the
 # status on stderr; a warning (GVSOC runs with --werror) stops the simulation
 # with status 1, e.g. on an access to an unmapped address.
 PLATFORM_EXIT = re.compile(rb"Platform returned an error \(exitcode: (-?\d+)\)")
 GVSOC_WARNING_EXIT = 1
+# The FC's watchdog (runtime/gvsoc/watchdog.c): its one line, before it ends
+# the run with PTL_EXIT_NO_PROGRESS.
+WATCHDOG_LINE = re.compile(rb"ptl-gvsoc-watchdog: (.*)")
+BUDGET_SYMBOL = "ptl_gvsoc_cycle_budget"
+BUDGET_VAR = "PTL_GVSOC_CYCLE_BUDGET"
 INVALID_ACCESS = re.compile(rb"Invalid access \(pc: (0x[0-9a-f]+), offset: (0x[0-9a-f]+)[^)]*\)")
 
 
@@ -140,6 +159,59 @@ def elf_with_payload(elf: bytes, payload: bytes, address: int) -> bytes:
     raise BuildError(f"runner.elf has no loadable segment at {address:#x} for the payload; rebuild it")
 
 
+_SHDR = struct.Struct("<IIIIIIIIII")
+_SYM = struct.Struct("<IIIBBH")
+SHT_PROGBITS, SHT_SYMTAB = 1, 2
+
+
+def elf_with_word(elf: bytes, symbol: str, value: int) -> bytes:
+    """A copy of the ELF whose 32-bit variable `symbol` holds `value`."""
+    at = symbol_offset(elf, symbol)
+    return elf[:at] + struct.pack("<I", value) + elf[at + 4:]
+
+
+def symbol_offset(elf: bytes, name: str) -> int:
+    """The file offset of a defined symbol's bytes in a 32-bit little-endian ELF."""
+    _, _, _, _, _, _, shoff, _, _, _, _, shentsize, shnum, _ = _EHDR.unpack_from(elf)
+    sections = [_SHDR.unpack_from(elf, shoff + i * shentsize) for i in range(shnum)]
+    wanted = name.encode()
+    for _, sh_type, _, _, offset, size, link, _, _, entsize in sections:
+        if sh_type != SHT_SYMTAB:
+            continue
+        strtab_offset = sections[link][4]
+        for at in range(offset, offset + size, entsize):
+            st_name, value, _, _, _, shndx = _SYM.unpack_from(elf, at)
+            end = elf.index(b"\0", strtab_offset + st_name)
+            if elf[strtab_offset + st_name:end] == wanted and 0 < shndx < len(sections):
+                _, kind, _, sh_addr, sh_offset, _, _, _, _, _ = sections[shndx]
+                if kind != SHT_PROGBITS:
+                    raise BuildError(f"{name} has no bytes in runner.elf (it is in .bss); it must be in .data")
+                return sh_offset + value - sh_addr
+    raise BuildError(f"runner.elf has no symbol {name}; rebuild it")
+
+
+@lru_cache(maxsize=None)
+def qemu_work() -> dict[str, int]:
+    """Case id -> QEMU instructions of its slowest variant (reports/baseline/qemu.txt)."""
+    try:
+        counts = read_baseline(baseline_path("qemu"))
+    except BaselineError:
+        return {}
+    work: dict[str, int] = {}
+    for variant_id, count in counts.items():
+        case_id = split_id(variant_id)[0]
+        work[case_id] = max(work.get(case_id, 0), count.latency)
+    return work
+
+
+def cycle_budget(case_id: str) -> int:
+    """The watchdog's budget for each measured region of a case."""
+    work = qemu_work().get(case_id)
+    if work is None:
+        return CYCLE_BUDGET
+    return min(CYCLE_BUDGET, max(BUDGET_FLOOR, BUDGET_PER_INSTRUCTION * work))
+
+
 def read_exit(raw: RawRun) -> None:
     """Turns the launcher's exit into the program's exit status, and adds
     the harness's reading of a simulator stop to the run's stderr."""
@@ -148,6 +220,13 @@ def read_exit(raw: RawRun) -> None:
     reported = PLATFORM_EXIT.search(raw.stderr)
     if raw.returncode != 0 and reported:
         raw.returncode = int(reported.group(1))
+    if raw.returncode == exit_status("NO_PROGRESS"):
+        line = WATCHDOG_LINE.search(raw.output)
+        said = line.group(1).decode(errors="replace") if line else "a measured region passed its cycle budget"
+        raw.returncode, raw.timed_out = None, True
+        raw.stop_reason = (f"no end in sight: {said} (a hang, a livelock or a deadlock; the FC's watchdog "
+                           f"stopped GVSOC after {raw.seconds:.2f} s; {BUDGET_VAR} sets the budget)")
+        return
     if raw.returncode != GVSOC_WARNING_EXIT:
         return
     match = INVALID_ACCESS.search(raw.output + raw.stderr)
@@ -159,8 +238,6 @@ def read_exit(raw: RawRun) -> None:
 
 class GvsocTarget(Target):
     name = "gvsoc"
-    capabilities = Capabilities(fp16_formats=("bf16",), max_cores=CORES, counter_unit="cycles",
-                                payload_delivery="loader")
     stop_when_unavailable = True
     # A cycle-level simulation of 9 cores: a 64x64x64 bfloat16 matmul case
     # (54 variants, bfloat16 in software) took 4-5 minutes on a busy 2-core machine.
@@ -168,6 +245,12 @@ class GvsocTarget(Target):
 
     def __init__(self):
         self._launcher: Path | None | bool = False
+        # Set, it is every case's budget; None: each case's own (cycle_budget).
+        self.cycle_budget = env_number(BUDGET_VAR, None, f"a positive whole number of SoC cycles per measured "
+                                                         f"region (default: by the case's work, at most "
+                                                         f"{CYCLE_BUDGET})", integer=True, minimum=1)
+        self.capabilities = Capabilities(fp16_formats=fp16_formats(), max_cores=CORES, counter_unit="cycles",
+                                         payload_delivery="loader")
 
     # ---- what the target needs and is ------------------------------------------------
 
@@ -182,12 +265,17 @@ class GvsocTarget(Target):
             return missing_gvsoc_reason()
         return toolchain.check_riscv_gcc() or toolchain.check_picolibc()
 
-    def cflags(self) -> list[str]:
-        return [*ARCH_FLAGS, *COMMON_FLAGS]
+    def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
+        return RUNTIME.compilers(config.fp16_format)
+
+    def compile_argv(self, config: BuildConfig, compiler: Compiler):
+        return RUNTIME.toolchain(config.fp16_format, compiler=compiler).compile
 
     def build_material(self, config: BuildConfig) -> dict:
         return {"target": self.name, "gcc": tool_version([toolchain.RISCV_GCC, "--version"]),
-                "picolibc": str(toolchain.picolibc_include()), "flags": self.cflags()}
+                "picolibc": str(toolchain.picolibc_include()),
+                "flags": [*RUNTIME.gcc_arch(), *COMMON_FLAGS, FP16_DEFINES[config.fp16_format]],
+                **self.compiler_choice(config).material()}
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [*super().source_roots(config), *runtime_sources(), START, LINK_SCRIPT, LAYOUT_HEADER,
@@ -201,18 +289,19 @@ class GvsocTarget(Target):
         is compiled in; one in the payload segment still wins."""
         if config.sanitize:
             raise BuildError("sanitizers exist on the host target only; drop --sanitize or use --target host")
-        if config.fp16_format not in self.capabilities.fp16_formats:
-            raise BuildError(f"the GVSOC target builds {', '.join(self.capabilities.fp16_formats)} only, "
-                             f"not {config.fp16_format}: GCC 12 has no _Float16 for RISC-V")
+        self._check_format(config.fp16_format)
         extra = ["-DPTL_EMBEDDED_PAYLOAD"] if embedded_payload else []
         core = [*runtime_sources(), *([Path(embedded_payload)] if embedded_payload else [])]
-        return build_runner(self.toolchain(extra), config.library, core, outdir / ELF_NAME, outdir / "obj",
-                            config.objects)
+        choice = self.compiler_choice(config)
+        return build_runner(RUNTIME.toolchain(config.fp16_format, extra, choice.compiler, choice.arithmetic),
+                            config.library, core, outdir / ELF_NAME, outdir / "obj", config.objects)
 
-    def build_program(self, sources: list[Path], outdir: Path, extra_flags: list[str] = ()) -> Path:
+    def build_program(self, sources: list[Path], outdir: Path, extra_flags: list[str] = (),
+                      fp16_format: str = "bf16") -> Path:
         """Any program on the GVSOC runtime (a runtime test), linked with the
         record writer: outdir/runner.elf."""
-        toolchain = self.toolchain(list(extra_flags))
+        self._check_format(fp16_format)
+        toolchain = RUNTIME.toolchain(fp16_format, list(extra_flags))
         objdir = outdir / "obj"
         objdir.mkdir(parents=True, exist_ok=True)
         c_sources = [*runtime_sources(), *TEST_SUPPORT, *map(Path, sources)]
@@ -222,28 +311,23 @@ class GvsocTarget(Target):
         compile_command(toolchain.link(objects, outdir / ELF_NAME))
         return outdir / ELF_NAME
 
-    def toolchain(self, extra_flags: list[str] = ()) -> Toolchain:
-        flags = [*self.cflags(), *extra_flags, f"-I{GVSOC_RUNTIME}", f"-I{RUNTIME_DIR / 'include'}"]
-        compiler = [toolchain.RISCV_GCC, "--specs=picolibc.specs", *flags]
-        link = [toolchain.RISCV_GCC, *ARCH_FLAGS, "--specs=picolibc.specs", "-nostartfiles",
-                "-T", str(LINK_SCRIPT), f"-I{GVSOC_RUNTIME}", str(START)]
-        return Toolchain(
-            compile=lambda source, obj, extra: [*compiler, *extra, "-c", str(source), "-o", str(obj)],
-            archive=lambda archive, objects: [toolchain.RISCV_AR, "rcs", str(archive), *map(str, objects)],
-            link=lambda objects, out: [*link, *map(str, objects), "-o", str(out), "-lm"])
+    def _check_format(self, fp16_format: str) -> None:
+        if fp16_format not in self.capabilities.fp16_formats:
+            raise BuildError(missing_format_reason(self.name, fp16_format))
 
     # ---- run ------------------------------------------------------------------------
 
-    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
+    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path,
+            case_id: str = "") -> RawRun:
         """payload None runs an artefact built with an embedded payload."""
         if self.launcher is None:
             raise CaseFailure(LOAD, missing_gvsoc_reason())
         workdir.mkdir(parents=True, exist_ok=True)
-        elf = artefact / ELF_NAME
+        image = (artefact / ELF_NAME).read_bytes()
         if payload is not None:
-            elf = workdir / ELF_NAME
-            elf.write_bytes(elf_with_payload((artefact / ELF_NAME).read_bytes(), payload,
-                                             layout()["PTL_GVSOC_PAYLOAD_ADDR"]))
+            image = elf_with_payload(image, payload, layout()["PTL_GVSOC_PAYLOAD_ADDR"])
+        elf = workdir / ELF_NAME
+        elf.write_bytes(elf_with_word(image, BUDGET_SYMBOL, self.cycle_budget or cycle_budget(case_id)))
         raw = run_command(gvsoc_argv(self.launcher, elf, shutil.which("stdbuf") is not None), timeout,
                           cwd=workdir)
         read_exit(raw)

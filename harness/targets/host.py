@@ -18,12 +18,12 @@ from pathlib import Path
 from harness import toolchain as qemu_toolchain
 from harness.build_units import Toolchain, UnitReport, build_runner
 from harness.compilers import Arithmetic, Compiler
-from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, run_command,
-                            tool_version)
+from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, exit_status,
+                            run_command, tool_version)
 
 SANITIZERS = {"address,undefined", "thread"}
 TEAM_ORDERS = ("free", "forward", "reverse", "rotate")
-DEADLOCK_EXIT = 13  # PTL_EXIT_DEADLOCK in ptl_platform.h: cores wait at a barrier the others never reach
+DEADLOCK_EXIT = exit_status("DEADLOCK")  # cores wait at a barrier the others never reach
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
 
 
@@ -109,7 +109,8 @@ class HostTarget(Target):
             extra.append(Path(embedded_payload))
         return build_runner(toolchain, config.library, extra, outdir / "runner", outdir / "obj", config.objects)
 
-    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
+    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path,
+            case_id: str = "") -> RawRun:
         """payload None runs an artefact built with an embedded payload."""
         argv = [str(artefact / "runner")]
         if payload is not None:

@@ -46,6 +46,7 @@ from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
 from harness.option_values import env_number
+from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, missing_format_reason
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
                             compile_command, tool_version)
 
@@ -62,28 +63,7 @@ PLUGIN_NAME = "libptl_insn_count.so"
 MANIFEST_NAME = "qemu.json"
 
 HARTS = 8
-FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
-# Contraction is left at each compiler's default (GCC: fast, like the PULP
-# toolchain; clang: within expressions). Add -ffp-contract=off to get FP32
-# results bit-identical to the host target's.
-COMMON_FLAGS = ["-std=gnu11", "-O2", "-g", "-DNUM_CORES=ptl_num_cores", "-DOPTIMIZE",
-                "-ffunction-sections", "-fdata-sections", "-fno-fast-math"]
-GCC_ARCH = [f"-march={toolchain.MARCH}", f"-mabi={toolchain.MABI}"]
-
-
-def clang_arch(zfh: bool) -> tuple[str, ...]:
-    return ("--target=riscv32-unknown-elf", f"-march={toolchain.MARCH}{'_zfh' if zfh else ''}",
-            f"-mabi={toolchain.MABI}", "-mno-relax", "-ftls-model=local-exec")
-
-
-def compilers(fp16_format: str) -> list[Compiler]:
-    """The candidates for a build, best first (harness/compilers.py picks).
-    IEEE fp16 builds need Zfh, so only clang can make them."""
-    gcc = Compiler(toolchain.RISCV_GCC, (toolchain.RISCV_GCC, "--specs=picolibc.specs", *GCC_ARCH))
-    zfh = fp16_format == "fp16"
-    clang = Compiler(toolchain.CLANG, (toolchain.CLANG, *clang_arch(zfh)))
-    clang19 = Compiler(toolchain.CLANG19, (toolchain.CLANG19, *clang_arch(zfh)), toolchain.CLANG19_FLAGS)
-    return [clang, clang19] if zfh else [gcc, clang19]
+RUNTIME = Runtime(toolchain.MARCH, toolchain.MABI, QEMU_RUNTIME, QEMU_RUNTIME / "start.S", LINK_SCRIPT)
 DEADLOCK_WARNING = b"icount sleep disabled and no active timers"
 # What the plugin writes on QEMU's log when a region passes its budget
 # (PTL_BUDGET_MESSAGE in runtime/qemu/plugin/ptl_insn_count.c).
@@ -149,8 +129,7 @@ class QemuTarget(Target):
         self.console = console or os.environ.get("PTL_QEMU_CONSOLE") or "semihost"
         if self.console not in CONSOLES:
             raise ValueError(f"QEMU console must be one of {', '.join(CONSOLES)}, not {self.console!r}")
-        formats = ("bf16", "fp16") if toolchain.clang_has_zfh() or toolchain.clang19_has_zfh() else ("bf16",)
-        self.capabilities = Capabilities(fp16_formats=formats, max_cores=HARTS,
+        self.capabilities = Capabilities(fp16_formats=fp16_formats(), max_cores=HARTS,
                                          counter_unit="instructions", payload_delivery="loader")
         self._unavailable: str | None | bool = False
         self.insn_budget = insn_budget_from_env()
@@ -162,11 +141,8 @@ class QemuTarget(Target):
             self._unavailable = toolchain.unavailable_reason()
         return self._unavailable
 
-    def cflags(self, fp16_format: str) -> list[str]:
-        return [*COMMON_FLAGS, FP16_DEFINES[fp16_format]]
-
     def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
-        return compilers(config.fp16_format)
+        return RUNTIME.compilers(config.fp16_format)
 
     def compile_argv(self, config: BuildConfig, compiler: Compiler):
         return self.toolchain(config.fp16_format, compiler=compiler).compile
@@ -176,7 +152,8 @@ class QemuTarget(Target):
                 "picolibc": str(toolchain.picolibc_include()),
                 "host_cc": tool_version([toolchain.HOST_CC, "--version"]),
                 "qemu": tool_version([toolchain.QEMU, "--version"]),
-                "flags": self.cflags(config.fp16_format), **self.compiler_choice(config).material()}
+                "flags": [*COMMON_FLAGS, FP16_DEFINES[config.fp16_format]],
+                **self.compiler_choice(config).material()}
 
     def toolchain_fingerprint(self) -> dict[str, str]:
         return dict(toolchain.fingerprint())
@@ -222,34 +199,11 @@ class QemuTarget(Target):
 
     def _check_format(self, fp16_format: str) -> None:
         if fp16_format not in self.capabilities.fp16_formats:
-            raise BuildError(f"the QEMU target cannot build {fp16_format}: "
-                             f"{toolchain.check_clang_zfh() or 'unknown format'}. "
-                             f"Install clang: {' '.join(toolchain.apt_command(['clang']))}")
+            raise BuildError(missing_format_reason(self.name, fp16_format))
 
     def toolchain(self, fp16_format: str, extra_flags: list[str] = (), compiler: Compiler | None = None,
                   arithmetic: Arithmetic | None = None) -> Toolchain:
-        """Compiles with `compiler` (default: the format's first candidate):
-        GCC with picolibc's specs, or clang with picolibc's headers passed in;
-        always linked by the GCC driver (lld cannot link against picolibc).
-        `arithmetic` is what the probes found the compiler computes in."""
-        if compiler is None:
-            candidates = compilers(fp16_format)
-            compiler = next((c for c in candidates if c.present), candidates[0])
-        flags = [*self.cflags(fp16_format), *compiler.flags, *(arithmetic.defines() if arithmetic else []),
-                 *extra_flags, f"-I{QEMU_RUNTIME}", f"-I{RUNTIME_DIR / 'include'}"]
-        if compiler.command[0] == toolchain.RISCV_GCC:
-            compiler_argv = [*compiler.command, *flags]
-        else:
-            include = toolchain.picolibc_include()
-            if include is None:
-                raise BuildError("picolibc's include directory was not found; run python -m harness toolchain")
-            compiler_argv = [*compiler.command, *flags, "-isystem", str(include)]
-        link = [toolchain.RISCV_GCC, *GCC_ARCH, "--specs=picolibc.specs", "-nostartfiles",
-                "-T", str(LINK_SCRIPT), f"-I{QEMU_RUNTIME}", str(QEMU_RUNTIME / "start.S")]
-        return Toolchain(
-            compile=lambda source, obj, extra: [*compiler_argv, *extra, "-c", str(source), "-o", str(obj)],
-            archive=lambda archive, objects: [toolchain.RISCV_AR, "rcs", str(archive), *map(str, objects)],
-            link=lambda objects, out: [*link, *map(str, objects), "-o", str(out), "-lm"])
+        return RUNTIME.toolchain(fp16_format, extra_flags, compiler, arithmetic)
 
     def _finish(self, fp16_format: str, outdir: Path) -> None:
         """The counting plugin and the manifest next to the ELF."""
@@ -259,7 +213,8 @@ class QemuTarget(Target):
 
     # ---- run ------------------------------------------------------------------------
 
-    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
+    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path,
+            case_id: str = "") -> RawRun:
         """payload None runs an artefact built with an embedded payload."""
         return self.execute(artefact, payload, timeout, workdir)
 

@@ -21,11 +21,15 @@ sys.path.insert(0, str(ROOT))
 from harness.payload import payload_crc  # noqa: E402
 from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY, run_command  # noqa: E402
-from harness.targets.gvsoc import SELF_TEST, GvsocTarget, elf_with_payload, gvsoc_argv, layout  # noqa: E402
+from harness.targets.gvsoc import (BUDGET_SYMBOL, SELF_TEST, GvsocTarget, cycle_budget, elf_with_payload,  # noqa: E402
+                                   elf_with_word, gvsoc_argv, layout)
 from suite.catalogue.linalg import MATMUL  # noqa: E402
 
 HERE = Path(__file__).parent
-SELF_TESTS = {"team": 0, "illegal": 1, "unmapped": 2, "hang": 3, "deadlock": 4}
+WATCHDOG_BUDGET = 2_000_000
+# name: (PTL_TEST_CASE, the watchdog's cycle budget or None for none)
+SELF_TESTS = {"team": (0, None), "illegal": (1, None), "unmapped": (2, None), "hang": (3, WATCHDOG_BUDGET),
+              "deadlock": (4, WATCHDOG_BUDGET), "hang-unwatched": (3, None)}
 HANG_TIMEOUT_S = 5.0
 # A small matmul whose run holds a 1-core and an 8-core variant.
 RUNNER_CASE = "matmul-fp32-fw-N9xM4xK8-trans_B0-bias0"
@@ -47,10 +51,12 @@ def main() -> int:
         print(target.unavailable_reason(), file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        for name, number in SELF_TESTS.items():
+        for name, (number, budget) in SELF_TESTS.items():
             elf = target.build_program([SELF_TEST], Path(tmp) / name, [f"-DPTL_TEST_CASE={number}"])
-            record(name, gvsoc_argv(target.launcher, elf), elf, HANG_TIMEOUT_S if name in ("hang", "deadlock")
-                   else 60.0)
+            if budget is not None:
+                elf.write_bytes(elf_with_word(elf.read_bytes(), BUDGET_SYMBOL, budget))
+            record(name, gvsoc_argv(target.launcher, elf), elf, HANG_TIMEOUT_S if number in (3, 4) else 60.0,
+                   cycle_budget=budget)
 
         session = Session(target, DEFAULT_LIBRARY, Path(tmp) / "cache")
         case = next(c for c in MATMUL.cases() if c.id == RUNNER_CASE and c.dtype == "fp32")
@@ -60,8 +66,9 @@ def main() -> int:
         workdir = Path(tmp) / "runner"
         workdir.mkdir()
         elf = workdir / "runner.elf"
-        elf.write_bytes(elf_with_payload((artefact.path / "runner.elf").read_bytes(), payload,
-                                         layout()["PTL_GVSOC_PAYLOAD_ADDR"]))
+        elf.write_bytes(elf_with_word(elf_with_payload((artefact.path / "runner.elf").read_bytes(), payload,
+                                                       layout()["PTL_GVSOC_PAYLOAD_ADDR"]),
+                                      BUDGET_SYMBOL, cycle_budget(RUNNER_CASE)))
         record("matmul", gvsoc_argv(target.launcher, elf), elf, 60.0, payload_crc=payload_crc(payload),
                variants=[v.id for v in variants])
     return 0

@@ -1,8 +1,9 @@
 /*
  * C side of start-up and the trap handler of the GVSOC runtime.
  *
- * The FC starts the cluster and sleeps for good: the run ends when cluster
- * core 0 writes the exit register. Every cluster core gets a TLS block
+ * The FC starts the cluster, then watches the measured regions for a hang
+ * (watchdog.c): the run ends when cluster core 0 writes the exit register,
+ * or when the FC finds a region past its cycle budget. Every cluster core gets a TLS block
  * (picolibc keeps errno there); core 0 runs constructors and main(), the
  * others serve team forks.
  */
@@ -35,8 +36,7 @@ void ptl_gvsoc_fc_boot(void)
     for (uint32_t core = 0; core < PTL_GVSOC_CORES; core++)
         ptl_mmio_write32(PTL_GVSOC_CLUSTER_BOOT_ADDR + 4u * core, (uint32_t)(uintptr_t)_start);
     ptl_mmio_write32(PTL_GVSOC_CLUSTER_FETCH_ENABLE, (1u << PTL_GVSOC_CORES) - 1u);
-    for (;;)
-        __asm__ volatile("wfi");
+    ptl_gvsoc_watch();
 }
 
 void ptl_gvsoc_cluster_boot(uint32_t core) __attribute__((noreturn));

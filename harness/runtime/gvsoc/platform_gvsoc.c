@@ -186,6 +186,7 @@ static uint32_t regions_closed;
 void ptl_region_begin(uint32_t variant)
 {
     (void)variant;
+    ptl_gvsoc_watch_region(1);
     ptl_gvsoc_counts_begin();
 }
 
@@ -194,6 +195,7 @@ void ptl_region_end(uint32_t variant)
     (void)variant;
     uint32_t cycles[PTL_GVSOC_CORES], instructions[PTL_GVSOC_CORES];
     ptl_gvsoc_counts_end(cycles, instructions);
+    ptl_gvsoc_watch_region(0);
     ptl_emit_counts(regions_closed++, PTL_GVSOC_CORES, cycles, instructions);
 }
 

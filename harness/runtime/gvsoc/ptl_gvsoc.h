@@ -53,5 +53,13 @@
 #define PTL_GVSOC_STDOUT 0x1a10f000
 /* Writing 0x80000000 | status ends the simulation with that exit status. */
 #define PTL_GVSOC_EXIT 0x1a1040a0
+/* The FC's timer (timer 0 counts the SoC clock's cycles) and the FC's
+ * interrupt controller, whose line 10 is that timer: the FC sleeps between
+ * two ticks and watches the open measured region (watchdog.c). */
+#define PTL_GVSOC_FC_TIMER 0x1a10b000
+#define PTL_GVSOC_FC_ITC 0x1a109800
+#define PTL_GVSOC_FC_TIMER_LINE 10
+/* SoC clock cycles between two looks of the watchdog. */
+#define PTL_GVSOC_WATCH_PERIOD 200000
 
 #endif /* PTL_GVSOC_H */

@@ -102,6 +102,10 @@ void ptl_gvsoc_stdout_flush(void);
 void ptl_gvsoc_stdout_end_line(void);
 /* Reports a misuse of the runtime (an ERROR record) and ends the run. */
 void ptl_gvsoc_fatal(const char *text) __attribute__((noreturn));
+/* The FC's loop after boot: watches measured regions (watchdog.c). */
+void ptl_gvsoc_watch(void) __attribute__((noreturn));
+/* Core 0 opens and closes a measured region for the watchdog. */
+void ptl_gvsoc_watch_region(int open);
 /* Per-core counters of the open measured region (team_eu.c). */
 void ptl_gvsoc_counts_begin(void);
 void ptl_gvsoc_counts_end(uint32_t cycles[PTL_GVSOC_CORES], uint32_t instructions[PTL_GVSOC_CORES]);

@@ -43,6 +43,7 @@ enum {
     PTL_EXIT_OUT_OF_MEMORY = 11,
     PTL_EXIT_TRAP = 12,
     PTL_EXIT_DEADLOCK = 13, /* host team: cores wait at a barrier the others never reach */
+    PTL_EXIT_NO_PROGRESS = 14, /* a measured region passed its budget (GVSOC's watchdog) */
 };
 
 #endif /* PTL_PLATFORM_H */

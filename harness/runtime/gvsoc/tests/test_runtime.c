@@ -10,9 +10,12 @@
  *               a CRASH record, exit status 12
  *   2 unmapped  core 0 loads from an address nothing is mapped at: GVSOC
  *               stops with "Invalid access" and exit status 1
- *   3 hang      core 0 spins forever: only the timeout ends it
+ *   3 hang      core 0 spins forever in a measured region: the FC's
+ *               watchdog ends it (exit status 14) where the ELF holds a
+ *               cycle budget, else only the timeout
  *   4 deadlock  core 1 of a 2-core fork leaves without the barrier that
- *               core 0 waits at: every core asleep, nothing to wake them
+ *               core 0 waits at, in a measured region: every core asleep,
+ *               nothing to wake them but the watchdog's timer
  *
  * The recordings in tests/gvsoc_recordings/ come from these programs
  * (tests/gvsoc_recordings/record.py).
@@ -103,10 +106,12 @@ int main(void)
     return (int)*(volatile uint32_t *)0x30000000u;
 #elif PTL_TEST_CASE == 3
     ptl_emit_begin(0, 1);
+    ptl_region_begin(0);
     for (volatile int spin = 0;; spin++)
         ;
 #elif PTL_TEST_CASE == 4
     ptl_emit_begin(0, 1);
+    ptl_region_begin(0);
     pi_cl_team_fork(2, leave_without_barrier, 0);
 #endif
     return 0;
