@@ -24,7 +24,7 @@ from pathlib import Path
 
 from harness import toolchain
 from harness.build_units import Toolchain
-from harness.compilers import Arithmetic, Compiler
+from harness.compilers import Arithmetic, Compiler, CompilerChoice
 from harness.target import RUNTIME_DIR, BuildError
 
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
@@ -95,3 +95,14 @@ def missing_format_reason(target: str, fp16_format: str) -> str:
     return (f"the {target} target cannot build {fp16_format}: "
             f"{toolchain.check_clang_zfh() or 'unknown format'}. "
             f"Install clang: {' '.join(toolchain.apt_command(['clang']))}")
+
+
+def fp16_route(fp16_format: str, choice: CompilerChoice) -> str:
+    """How a 16-bit format computes in this build, for the run's header and
+    the reports."""
+    if fp16_format == "fp16":
+        return "IEEE binary16 in the core's own instructions (Zfh encodings)"
+    if choice.arithmetic.float16alt:
+        return ("bfloat16 through binary32: no bfloat16 instructions; __bf16 operations in binary32, each "
+                "rounded to bfloat16")
+    return "bfloat16 in software: no bfloat16 type; the library's own type and helpers"

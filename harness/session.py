@@ -157,7 +157,8 @@ class Session:
         for fmt in sorted(self._artefacts):
             choice = self._compiler_choice(fmt)
             if choice is not None:
-                lines.append(f"{fmt} compiler: {choice.describe(fmt)}")
+                route = self.target.fp16_route(choice.fp16_format(fmt), choice)
+                lines.append(f"{fmt} compiler: {choice.describe(fmt)}" + (f"; computes {route}" if route else ""))
         for fmt, artefact in sorted(self._artefacts.items()):
             if isinstance(artefact, CaseFailure) and artefact.kind == failures.NOT_FIT:
                 lines.append(f"{fmt}: not built: {artefact.message.splitlines()[0]}")
@@ -181,8 +182,10 @@ class Session:
         choice = self._compiler_choice(fmt)
         if choice is None:
             return {}
+        route = self.target.fp16_route(choice.fp16_format(fmt), choice)
         return {"compiler": f"{choice.compiler.name} ({choice.version})",
-                "fp16_arithmetic": choice.arithmetic.describe(), "library_fp16": choice.fp16_format(fmt)}
+                "fp16_arithmetic": choice.arithmetic.describe(), "library_fp16": choice.fp16_format(fmt),
+                **({"fp16_route": route} if route and dtype != "fp32" else {})}
 
     def _compiler_choice(self, fmt: str):
         """The target's compiler choice for a format, asked once per session

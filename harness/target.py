@@ -164,6 +164,12 @@ class Target(ABC):
         file with a candidate compiler (for its compile probes)."""
         raise NotImplementedError(f"target {self.name} lists compiler candidates but cannot compile with them")
 
+    def fp16_route(self, fp16_format: str, choice) -> str:
+        """How a 16-bit format computes in a build with this compiler choice
+        (instructions, binary32 with rounding, or software); "" where the
+        target does not say."""
+        return ""
+
     def compiler_choice(self, config: BuildConfig):
         """The harness.compilers.CompilerChoice that builds this configuration,
         found once by compile probes; None where the target has one fixed

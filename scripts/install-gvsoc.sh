@@ -22,13 +22,17 @@
 # PTL_GVSOC_GIT_BASE overrides where the repositories come from (default
 # https://github.com/gvsoc); it must hold <name>.git for the top repository
 # (gvsoc) and for every submodule the top names, e.g. a directory of mirrors.
-# Takes about 3 minutes of build on 2 cores; JOBS=N sets the parallelism.
+# Took 7 min 55 s on a 2-core machine that ran other work too (680 s of user
+# CPU); JOBS=N sets the parallelism.
 set -euo pipefail
 
 PREFIX="$(realpath -m "${1:-$HOME/.local/share/ptl-gvsoc}")"
 GIT_BASE="${PTL_GVSOC_GIT_BASE:-https://github.com/gvsoc}"
 # The top repository's commit; the submodule commits are the ones its tree records.
 GVSOC_COMMIT=209c147cbd293d5c1590694e68c489122c777acc
+# What this script builds beyond upstream; the harness checks PREFIX/VERSION
+# for each (harness/targets/gvsoc.py, FEATURES).
+FEATURES="separate-fp-regfile cluster-fpus cache-flush"
 JOBS="${JOBS:-$(nproc)}"
 SRC="$PREFIX/src/gvsoc"
 
@@ -76,14 +80,23 @@ if grep -q SINGLE_REGFILE "$CORES"; then
     die "$CORES still selects the single register file; the patch no longer applies"
 fi
 
-# The cluster's FPU count as a run-time choice (scripts/gvsoc/cluster-fpus.patch):
-# upstream's 4 FPUs shared by the 8 cores (core i uses FPU i mod 4) unless
-# PTL_GVSOC_CLUSTER_FPUS=8 gives every core its own, as on the cluster the
-# PULP-TrainLib paper measured. One build serves both configurations.
-PATCH="$(dirname "$(realpath "$0")")/gvsoc/cluster-fpus.patch"
-if ! grep -q PTL_GVSOC_CLUSTER_FPUS "$SRC/pulp/pulp/cpu/iss/pulp_iss_wrapper.cpp"; then
-    git -C "$SRC/pulp" apply "$PATCH" || die "$PATCH no longer applies to gvsoc-pulp"
-fi
+# Two patches of ours (scripts/gvsoc/), each applied once:
+# - cluster-fpus.patch (gvsoc-pulp): the cluster's FPU count as a run-time
+#   choice: upstream's 4 FPUs shared by the 8 cores (core i uses FPU i mod 4)
+#   unless PTL_GVSOC_CLUSTER_FPUS=8 gives every core its own, as on the
+#   cluster the PULP-TrainLib paper measured. One build serves both.
+# - cache-flush.patch (gvsoc-core): a flushed cache also restarts the LFSR of
+#   its pseudo-random replacement. The runtime flushes the instruction cache
+#   before every measured region, so a variant's cycles depend on nothing that
+#   ran before it (README, "The GVSOC target").
+PATCHES="$(dirname "$(realpath "$0")")/gvsoc"
+apply_once() {  # apply_once DIR PATCH MARKER-FILE MARKER
+    if ! grep -q "$4" "$1/$3"; then
+        git -C "$1" apply "$PATCHES/$2" || die "$PATCHES/$2 no longer applies to $1"
+    fi
+}
+apply_once "$SRC/pulp" cluster-fpus.patch pulp/cpu/iss/pulp_iss_wrapper.cpp PTL_GVSOC_CLUSTER_FPUS
+apply_once "$SRC/core" cache-flush.patch models/cache/cache_impl.cpp "PTL patch"
 
 log "Python packages into $PREFIX/venv"
 python3 -m venv "$PREFIX/venv"
@@ -102,10 +115,10 @@ log "building pulp-open with $JOBS jobs (a few minutes)"
 mkdir -p "$PREFIX/bin"
 cat > "$PREFIX/bin/gvsoc" <<EOF
 #!/usr/bin/env bash
-# Written by scripts/install-gvsoc.sh (GVSOC $GVSOC_COMMIT, separate FP register file, PTL_GVSOC_CLUSTER_FPUS).
+# Written by scripts/install-gvsoc.sh (GVSOC $GVSOC_COMMIT: $FEATURES).
 export PATH="$PREFIX/venv/bin:\$PATH"
 exec "$PREFIX/install/bin/gvsoc" "\$@"
 EOF
 chmod +x "$PREFIX/bin/gvsoc"
-echo "$GVSOC_COMMIT separate-fp-regfile cluster-fpus" > "$PREFIX/VERSION"
+echo "$GVSOC_COMMIT $FEATURES" > "$PREFIX/VERSION"
 log "done: export PTL_GVSOC=$PREFIX"

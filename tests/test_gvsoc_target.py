@@ -79,6 +79,20 @@ def test_target_gvsoc_without_gvsoc_stops_with_one_line_naming_the_install_scrip
     assert "Traceback" not in result.stdout + result.stderr
 
 
+@pytest.mark.parametrize("version, missing", [
+    (None, "has no"), ("209c147 separate-fp-regfile cluster-fpus", "built without cache-flush"),
+    ("209c147", "built without separate-fp-regfile, cluster-fpus, cache-flush")])
+def test_a_gvsoc_without_what_the_install_script_adds_is_unavailable_and_says_to_rerun_it(tmp_path, version,
+                                                                                            missing):
+    launcher = fake_launcher(tmp_path / "prefix" / "bin" / "gvsoc")
+    if version:
+        (tmp_path / "prefix" / "VERSION").write_text(version + "\n")
+    reason = gvsoc.missing_features_reason(launcher)
+    assert missing in reason and "scripts/install-gvsoc.sh" in reason
+    (tmp_path / "prefix" / "VERSION").write_text("209c147 " + " ".join(gvsoc.FEATURES) + "\n")
+    assert gvsoc.missing_features_reason(launcher) is None
+
+
 # ---- command line and payload ------------------------------------------------------------
 
 def test_the_command_line_is_the_recorded_one():

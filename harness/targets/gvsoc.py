@@ -38,7 +38,8 @@ from harness import toolchain
 from harness.build_units import UnitReport, build_runner
 from harness.compilers import Compiler
 from harness.failures import LOAD, NOT_FIT, CaseFailure
-from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, missing_format_reason
+from harness.riscv_build import (COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, fp16_route,
+                                 missing_format_reason)
 from harness.option_values import env_number
 from harness.perf_gate import BaselineError, baseline_path, read_baseline, split_id
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, compile_command,
@@ -118,6 +119,27 @@ def missing_gvsoc_reason(environ: dict | None = None) -> str:
              if configured else f"gvsoc is not on PATH and {ENV_VAR} is not set")
     return (f"GVSOC not found ({where}); install it with {INSTALL_SCRIPT} [PREFIX], "
             f"then export {ENV_VAR}=PREFIX")
+
+
+# What the harness needs of a GVSOC beyond upstream, as scripts/install-gvsoc.sh
+# writes them into PREFIX/VERSION (its FEATURES).
+FEATURES = ("separate-fp-regfile", "cluster-fpus", "cache-flush")
+
+
+def missing_features_reason(launcher: Path) -> str | None:
+    """Why the GVSOC of this launcher cannot serve (an older or a foreign
+    build), or None."""
+    prefix = launcher.resolve().parent.parent
+    try:
+        built = (prefix / "VERSION").read_text().split()[1:]
+    except OSError:
+        return (f"{launcher} has no {prefix / 'VERSION'}: the harness needs the GVSOC that {INSTALL_SCRIPT} "
+                f"builds ({', '.join(FEATURES)}); run {INSTALL_SCRIPT} [PREFIX]")
+    missing = [feature for feature in FEATURES if feature not in built]
+    if missing:
+        return (f"the GVSOC at {prefix} was built without {', '.join(missing)}; run {INSTALL_SCRIPT} {prefix} "
+                f"again (it rebuilds only what changed)")
+    return None
 
 
 def gvsoc_argv(launcher: Path, elf: Path, line_buffered: bool = True) -> list[str]:
@@ -263,10 +285,13 @@ class GvsocTarget(Target):
     def unavailable_reason(self) -> str | None:
         if self.launcher is None:
             return missing_gvsoc_reason()
-        return toolchain.check_riscv_gcc() or toolchain.check_picolibc()
+        return missing_features_reason(self.launcher) or toolchain.check_riscv_gcc() or toolchain.check_picolibc()
 
     def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
         return RUNTIME.compilers(config.fp16_format)
+
+    def fp16_route(self, fp16_format: str, choice) -> str:
+        return fp16_route(fp16_format, choice)
 
     def compile_argv(self, config: BuildConfig, compiler: Compiler):
         return RUNTIME.toolchain(config.fp16_format, compiler=compiler).compile

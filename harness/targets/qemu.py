@@ -46,7 +46,8 @@ from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
 from harness.option_values import env_number
-from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, missing_format_reason
+from harness.riscv_build import (COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, fp16_route,
+                                 missing_format_reason)
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
                             compile_command, tool_version)
 
@@ -143,6 +144,9 @@ class QemuTarget(Target):
 
     def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
         return RUNTIME.compilers(config.fp16_format)
+
+    def fp16_route(self, fp16_format: str, choice) -> str:
+        return fp16_route(fp16_format, choice)
 
     def compile_argv(self, config: BuildConfig, compiler: Compiler):
         return self.toolchain(config.fp16_format, compiler=compiler).compile

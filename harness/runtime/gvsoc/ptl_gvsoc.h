@@ -47,6 +47,8 @@
 /* The cluster's shared instruction cache is off at reset: without it every
  * fetch goes to L2 (about 15 cycles). Writing non-zero here enables it. */
 #define PTL_GVSOC_ICACHE_ENABLE 0x10201400
+/* Writing here flushes it (every bank of both levels). */
+#define PTL_GVSOC_ICACHE_FLUSH 0x10201404
 /* The event unit as each cluster core sees its own part of it (the demux). */
 #define PTL_GVSOC_EU_DEMUX 0x10204000
 /* One console channel per core: STDOUT + (cluster_id << 7) + (core_id << 3). */
