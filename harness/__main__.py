@@ -31,6 +31,13 @@ def regress(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def toolchain(args: argparse.Namespace, extra: list[str]) -> int:
+    if args.target == "gvsoc":
+        from harness.targets import gvsoc
+        launcher = gvsoc.find_gvsoc()
+        reason = gvsoc.missing_gvsoc_reason() if launcher is None else gvsoc.missing_features_reason(launcher)
+        if reason:
+            print(f"toolchain: {reason}", file=sys.stderr)
+            return 1
     try:
         module = importlib.import_module("harness.toolchain")
     except ImportError:
@@ -68,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("boards", help="virtual boards, inventory checks, board control (see boards --help)")
     tools = sub.add_parser("toolchain", help="check (and with --install, install) the RISC-V toolchain")
     tools.add_argument("--install", action="store_true")
+    tools.add_argument("--target", choices=("qemu", "gvsoc"), default="qemu",
+                       help="gvsoc: check for GVSOC first (scripts/install-gvsoc.sh), before any install")
     tools.set_defaults(handler=toolchain)
     args, extra = parser.parse_known_args(argv)
     return args.handler(args, extra)
