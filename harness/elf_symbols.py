@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import struct
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
-SHT_SYMTAB = 2
+SHT_PROGBITS, SHT_SYMTAB = 1, 2
 STB_GLOBAL = 1
 SHN_UNDEF, SHN_COMMON = 0, 0xFFF2
 
@@ -22,15 +23,23 @@ class ElfError(ValueError):
     """The file is not an ELF object this reader understands."""
 
 
-def defined_globals(path: Path) -> set[str]:
-    """The global (not weak, not common) symbols an object defines."""
-    data = Path(path).read_bytes()
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    value: int
+    binding: int          # STB_*
+    section: int          # the index of its section (or SHN_*)
+
+
+def _sections_and_symbols(data: bytes, where: str) -> tuple[list[tuple], list[Symbol]]:
+    """The section headers (as tuples of the ELF fields) and every symbol of
+    the symbol tables, for an ELF32 or ELF64 file of either byte order."""
     if data[:4] != b"\x7fELF" or len(data) < 52:
-        raise ElfError(f"{path} is not an ELF file")
+        raise ElfError(f"{where} is not an ELF file")
     wide = {1: False, 2: True}.get(data[4])
     order = {1: "<", 2: ">"}.get(data[5])
     if wide is None or order is None:
-        raise ElfError(f"{path}: unknown ELF class or byte order")
+        raise ElfError(f"{where}: unknown ELF class or byte order")
     if wide:
         shoff, = struct.unpack_from(order + "Q", data, 0x28)
         shentsize, shnum = struct.unpack_from(order + "HH", data, 0x3A)
@@ -40,7 +49,7 @@ def defined_globals(path: Path) -> set[str]:
         shentsize, shnum = struct.unpack_from(order + "HH", data, 0x2E)
         section, symbol = order + "IIIIIIIIII", order + "IIIBBH"
     sections = [struct.unpack_from(section, data, shoff + i * shentsize) for i in range(shnum)]
-    names: set[str] = set()
+    symbols = []
     for header in sections:
         if header[1] != SHT_SYMTAB:
             continue
@@ -49,14 +58,32 @@ def defined_globals(path: Path) -> set[str]:
         for at in range(offset + entsize, offset + size, entsize):   # entry 0 is the null symbol
             fields = struct.unpack_from(symbol, data, at)
             if wide:
-                name, info, _, shndx = fields[:4]
+                name, info, _, shndx, value = fields[:5]
             else:
-                name, info, shndx = fields[0], fields[3], fields[5]
-            if info >> 4 != STB_GLOBAL or shndx in (SHN_UNDEF, SHN_COMMON):
-                continue
+                name, value, info, shndx = fields[0], fields[1], fields[3], fields[5]
             end = data.index(b"\0", strings_at + name)
-            names.add(data[strings_at + name:end].decode(errors="replace"))
-    return names
+            symbols.append(Symbol(data[strings_at + name:end].decode(errors="replace"), value, info >> 4, shndx))
+    return sections, symbols
+
+
+def defined_globals(path: Path) -> set[str]:
+    """The global (not weak, not common) symbols an object defines."""
+    _, symbols = _sections_and_symbols(Path(path).read_bytes(), str(path))
+    return {s.name for s in symbols if s.binding == STB_GLOBAL and s.section not in (SHN_UNDEF, SHN_COMMON)}
+
+
+def data_offset(data: bytes, name: str) -> int:
+    """The file offset of the bytes of a variable of a linked executable.
+    ElfError if no symbol has that name, or if its section has no bytes in
+    the file (.bss)."""
+    sections, symbols = _sections_and_symbols(data, "the file")
+    for symbol in symbols:
+        if symbol.name == name and 0 < symbol.section < len(sections):
+            header = sections[symbol.section]
+            if header[1] != SHT_PROGBITS:
+                raise ElfError(f"{name} has no bytes in the file (it is in .bss); it must be in .data")
+            return header[4] + symbol.value - header[3]
+    raise ElfError(f"no symbol {name}")
 
 
 def duplicate_definitions(objects: dict[str, Path]) -> dict[str, list[str]]:

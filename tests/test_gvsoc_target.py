@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness import failures, riscv_build
+from harness.elf_symbols import data_offset
 from harness.failures import CaseFailure
 from harness.protocol import TransportError, decode_records
 from harness.session import Session
@@ -268,15 +269,15 @@ def test_a_cases_budget_follows_its_work_on_qemu_within_the_floor_and_the_ceilin
 
 def test_the_budget_is_written_into_the_runs_copy_of_the_elf_and_only_a_word_with_bytes_can_be(tmp_path):
     elf = GvsocTarget().build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=3"]).read_bytes()
-    at = gvsoc.symbol_offset(elf, gvsoc.BUDGET_SYMBOL)
+    at = data_offset(elf, gvsoc.BUDGET_SYMBOL)
     assert elf[at:at + 4] == b"\xff\xff\xff\xff"                # NO_BUDGET, as compiled
     patched = gvsoc.elf_with_word(elf, gvsoc.BUDGET_SYMBOL, 123456789)
     assert len(patched) == len(elf) and patched[at:at + 4] == struct.pack("<I", 123456789)
     assert patched[:at] == elf[:at] and patched[at + 4:] == elf[at + 4:]
     with pytest.raises(BuildError, match="in .bss"):
-        gvsoc.symbol_offset(elf, "team")                         # the team's state: .l1_bss, no file bytes
+        gvsoc.elf_with_word(elf, "team", 1)                      # the team's state: .l1_bss, no file bytes
     with pytest.raises(BuildError, match="no symbol"):
-        gvsoc.symbol_offset(elf, "no_such_symbol")
+        gvsoc.elf_with_word(elf, "no_such_symbol", 1)
 
 
 def test_the_target_says_what_it_is():

@@ -37,6 +37,7 @@ from pathlib import Path
 from harness import toolchain
 from harness.build_units import UnitReport, build_runner
 from harness.compilers import Compiler
+from harness.elf_symbols import ElfError, data_offset
 from harness.failures import LOAD, NOT_FIT, CaseFailure
 from harness.riscv_build import (COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, fp16_route,
                                  missing_format_reason)
@@ -181,35 +182,13 @@ def elf_with_payload(elf: bytes, payload: bytes, address: int) -> bytes:
     raise BuildError(f"runner.elf has no loadable segment at {address:#x} for the payload; rebuild it")
 
 
-_SHDR = struct.Struct("<IIIIIIIIII")
-_SYM = struct.Struct("<IIIBBH")
-SHT_PROGBITS, SHT_SYMTAB = 1, 2
-
-
 def elf_with_word(elf: bytes, symbol: str, value: int) -> bytes:
     """A copy of the ELF whose 32-bit variable `symbol` holds `value`."""
-    at = symbol_offset(elf, symbol)
+    try:
+        at = data_offset(elf, symbol)
+    except ElfError as exc:
+        raise BuildError(f"runner.elf: {exc}; rebuild it") from None
     return elf[:at] + struct.pack("<I", value) + elf[at + 4:]
-
-
-def symbol_offset(elf: bytes, name: str) -> int:
-    """The file offset of a defined symbol's bytes in a 32-bit little-endian ELF."""
-    _, _, _, _, _, _, shoff, _, _, _, _, shentsize, shnum, _ = _EHDR.unpack_from(elf)
-    sections = [_SHDR.unpack_from(elf, shoff + i * shentsize) for i in range(shnum)]
-    wanted = name.encode()
-    for _, sh_type, _, _, offset, size, link, _, _, entsize in sections:
-        if sh_type != SHT_SYMTAB:
-            continue
-        strtab_offset = sections[link][4]
-        for at in range(offset, offset + size, entsize):
-            st_name, value, _, _, _, shndx = _SYM.unpack_from(elf, at)
-            end = elf.index(b"\0", strtab_offset + st_name)
-            if elf[strtab_offset + st_name:end] == wanted and 0 < shndx < len(sections):
-                _, kind, _, sh_addr, sh_offset, _, _, _, _, _ = sections[shndx]
-                if kind != SHT_PROGBITS:
-                    raise BuildError(f"{name} has no bytes in runner.elf (it is in .bss); it must be in .data")
-                return sh_offset + value - sh_addr
-    raise BuildError(f"runner.elf has no symbol {name}; rebuild it")
 
 
 @lru_cache(maxsize=None)
