@@ -2,11 +2,12 @@
 chip (a fabric controller and an 8-core cluster), with per-core cycle counts.
 
 Build: the library, the runner and our bare-metal runtime (runtime/gvsoc/)
-into runner.elf, with riscv64-unknown-elf-gcc and picolibc for rv32imfc
-(no A extension: a PULP core has none, and an atomic would fail to link).
+into runner.elf, for rv32imfc (no A extension: a PULP core has none, and an
+atomic would fail to link), compiled as the QEMU target compiles
+(harness/riscv_build.py): GCC 12 with picolibc for FP32 and bfloat16,
+clang with Zfh for IEEE FP16, whose encodings pulp-open's Xf16 decodes.
 Floating point is hard float (-mabi=ilp32f); that needs the GVSOC that
-scripts/install-gvsoc.sh builds, whose cores have a separate FP register
-file (README: "The GVSOC target").
+scripts/install-gvsoc.sh builds (README: "The GVSOC target"; FEATURES).
 
 Run: `gvsoc --target=pulp-open --binary runner.elf run`, in its own scratch
 directory (GVSOC writes its config and logs into the current one). The
@@ -22,8 +23,10 @@ work = the sum, as on QEMU.
 
 Failures: a trap is a CRASH record and exit status 12, as on QEMU. GVSOC
 stops on an access to an unmapped address with a warning and exit status 1;
-that is reported as a crash with GVSOC's message. A hang runs into the
-timeout and is killed.
+that is reported as a crash with GVSOC's message. A hang or a deadlock in a
+measured region is stopped by the FC's watchdog after the case's cycle
+budget (cycle_budget, written into each run's copy of the ELF) and is a
+timeout; the wall-clock timeout stays as the last resort.
 """
 from __future__ import annotations
 
@@ -39,10 +42,10 @@ from harness.build_units import UnitReport, build_runner
 from harness.compilers import Compiler
 from harness.elf_symbols import ElfError, data_offset
 from harness.failures import LOAD, NOT_FIT, CaseFailure
-from harness.riscv_build import (COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, fp16_route,
-                                 missing_format_reason)
 from harness.option_values import env_number
 from harness.perf_gate import BaselineError, baseline_path, read_baseline, split_id
+from harness.riscv_build import (COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, fp16_route,
+                                 missing_format_reason)
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, compile_command,
                             exit_status, run_command, tool_version)
 
