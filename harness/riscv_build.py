@@ -25,7 +25,7 @@ from pathlib import Path
 from harness import toolchain
 from harness.build_units import Toolchain
 from harness.compilers import Arithmetic, Compiler, CompilerChoice
-from harness.target import RUNTIME_DIR, BuildError
+from harness.target import RUNTIME_DIR, BuildConfig, BuildError
 
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
 # Contraction is left at each compiler's default (GCC: fast, like the PULP
@@ -106,3 +106,25 @@ def fp16_route(fp16_format: str, choice: CompilerChoice) -> str:
         return ("bfloat16 through binary32: no bfloat16 instructions; __bf16 operations in binary32, each "
                 "rounded to bfloat16")
     return "bfloat16 in software: no bfloat16 type; the library's own type and helpers"
+
+
+class RiscvCompiling:
+    """What a bare-metal RISC-V Target (QEMU, GVSOC) does the same way: its
+    compiler candidates, the probes' compile command, the route of each
+    16-bit format, and the check that it can build a format. Mixed into the
+    Target; `runtime` is the target's Runtime, `name` and `capabilities` its own."""
+
+    runtime: Runtime
+
+    def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
+        return self.runtime.compilers(config.fp16_format)
+
+    def compile_argv(self, config: BuildConfig, compiler: Compiler):
+        return self.runtime.toolchain(config.fp16_format, compiler=compiler).compile
+
+    def fp16_route(self, fp16_format: str, choice: CompilerChoice) -> str:
+        return fp16_route(fp16_format, choice)
+
+    def _check_format(self, fp16_format: str) -> None:
+        if fp16_format not in self.capabilities.fp16_formats:
+            raise BuildError(missing_format_reason(self.name, fp16_format))

@@ -44,8 +44,7 @@ from harness.elf_symbols import ElfError, data_offset
 from harness.failures import LOAD, NOT_FIT, CaseFailure
 from harness.option_values import env_number
 from harness.perf_gate import BaselineError, baseline_path, read_baseline, split_id
-from harness.riscv_build import (COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, fp16_route,
-                                 missing_format_reason)
+from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, RiscvCompiling, Runtime, fp16_formats
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, compile_command,
                             exit_status, run_command, tool_version)
 
@@ -240,9 +239,10 @@ def read_exit(raw: RawRun) -> None:
                        f"instruction at pc {pc}\n").encode()
 
 
-class GvsocTarget(Target):
+class GvsocTarget(RiscvCompiling, Target):
     name = "gvsoc"
     stop_when_unavailable = True
+    runtime = RUNTIME
     # A cycle-level simulation of 9 cores: a 64x64x64 bfloat16 matmul case
     # (54 variants, bfloat16 in software) took 4-5 minutes on a busy 2-core machine.
     default_run_timeout = 900.0
@@ -268,15 +268,6 @@ class GvsocTarget(Target):
         if self.launcher is None:
             return missing_gvsoc_reason()
         return missing_features_reason(self.launcher) or toolchain.check_riscv_gcc() or toolchain.check_picolibc()
-
-    def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
-        return RUNTIME.compilers(config.fp16_format)
-
-    def fp16_route(self, fp16_format: str, choice) -> str:
-        return fp16_route(fp16_format, choice)
-
-    def compile_argv(self, config: BuildConfig, compiler: Compiler):
-        return RUNTIME.toolchain(config.fp16_format, compiler=compiler).compile
 
     def build_material(self, config: BuildConfig) -> dict:
         return {"target": self.name, "gcc": tool_version([toolchain.RISCV_GCC, "--version"]),
@@ -317,10 +308,6 @@ class GvsocTarget(Target):
             compile_command(toolchain.compile(source, obj, []))
         compile_command(toolchain.link(objects, outdir / ELF_NAME))
         return outdir / ELF_NAME
-
-    def _check_format(self, fp16_format: str) -> None:
-        if fp16_format not in self.capabilities.fp16_formats:
-            raise BuildError(missing_format_reason(self.name, fp16_format))
 
     # ---- run ------------------------------------------------------------------------
 

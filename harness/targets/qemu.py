@@ -46,8 +46,7 @@ from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
 from harness.option_values import env_number
-from harness.riscv_build import (COMMON_FLAGS, FP16_DEFINES, Runtime, fp16_formats, fp16_route,
-                                 missing_format_reason)
+from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, RiscvCompiling, Runtime, fp16_formats
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
                             compile_command, tool_version)
 
@@ -123,8 +122,9 @@ def _qemu_path(path: Path) -> str:
 CONSOLES = ("semihost", "uart")
 
 
-class QemuTarget(Target):
+class QemuTarget(RiscvCompiling, Target):
     name = "qemu"
+    runtime = RUNTIME
 
     def __init__(self, console: str | None = None):
         self.console = console or os.environ.get("PTL_QEMU_CONSOLE") or "semihost"
@@ -141,15 +141,6 @@ class QemuTarget(Target):
         if self._unavailable is False:
             self._unavailable = toolchain.unavailable_reason()
         return self._unavailable
-
-    def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
-        return RUNTIME.compilers(config.fp16_format)
-
-    def fp16_route(self, fp16_format: str, choice) -> str:
-        return fp16_route(fp16_format, choice)
-
-    def compile_argv(self, config: BuildConfig, compiler: Compiler):
-        return self.toolchain(config.fp16_format, compiler=compiler).compile
 
     def build_material(self, config: BuildConfig) -> dict:
         return {"target": self.name, "gcc": tool_version([toolchain.RISCV_GCC, "--version"]),
@@ -200,10 +191,6 @@ class QemuTarget(Target):
                 future.result()  # re-raises the first BuildError
         compile_command(toolchain.link(objects, outdir / ELF_NAME))
         self._finish(fp16_format, outdir)
-
-    def _check_format(self, fp16_format: str) -> None:
-        if fp16_format not in self.capabilities.fp16_formats:
-            raise BuildError(missing_format_reason(self.name, fp16_format))
 
     def toolchain(self, fp16_format: str, extra_flags: list[str] = (), compiler: Compiler | None = None,
                   arithmetic: Arithmetic | None = None) -> Toolchain:
