@@ -1,165 +1,477 @@
 """Mutation score of the suite over lib_c (issue 25): seeded, generated
-one-line mutants of lib_c's sources, each run against the slice of the
-suite that reaches its family, on host; prints the kill rate per family and
-lists every survivor.
+one-line mutants of lib_c's sources (bench/mutation_sites.py says which),
+each run on host against the part of the suite that reaches its family;
+prints the kill rate per family and every survivor with its reviewed class.
 
-    python bench/mutation_score.py --sample 200 --seed 1      # the wide net
-    python bench/mutation_score.py --sample 4 --seed 1        # a smoke run
+    python bench/mutation_score.py --sample 160 --seed 1     # the wide net
+    python bench/mutation_score.py --only 3f2a9c01d4         # one mutant again (its id)
+    python bench/mutation_score.py --reviewed                # every reviewed survivor again
+    python bench/mutation_score.py --list                    # the sites per family
 
-Operators (each applied to one occurrence on one source line; comments and
-preprocessor lines are left alone): relational swaps (< <=, > >=, == !=),
-arithmetic swaps (+ -, * /), off-by-one bounds and constants (n -> n + 1,
-n - 1), a dropped statement (a line that is a whole statement, barriers
-included), swapped operands of a subtraction or division.
+The sample is stratified: every family of FAMILIES gets at least
+sample / (2 x families) mutants, the rest go by each family's share of the
+sites; the same seed draws the same mutants.
 
-A mutant that does not build is "stillborn" and not counted. A survivor is
-printed as "unreviewed": whether it is equivalent (with the reason) or a gap
-in the suite is a person's call; write it in the survivors list of the
-report. The committed mutation checks (tests/test_mutations.py) are the
-narrow, reviewed set; this is the wide net beside them.
+A mutant runs in up to three stages, each only if it survived the one before:
+  slice        the family's cases in the mutated file's format (fp32 for a
+               file shared by both), one core count per case (3 where the
+               case has it, else its largest), stopping at the first failure;
+  family       the family's cases in every format at every core count;
+  concurrency  the passes of .ci/run on the family: --concurrency-slice 1
+               under PTL_TEAM_ORDER reverse, random:1 and random:2, and
+               under --sanitize thread.
+Each stage first runs once on the clean library (no false alarm, and it
+warms the cache). One cache serves every run (--ptl-cache): golden bundles
+and objects are keyed by content, so a mutant recompiles only the sources
+its edit reaches; each mutant's runner artefacts are removed after it.
+
+A mutant that does not compile is stillborn and not counted. A survivor's
+class is a person's call, written in bench/mutation_survivors.toml by its
+id (file, operator, line, occurrence): `equivalent`, with the reason no
+output can change, or `gap`. A survivor not in that file is printed as
+`unreviewed` and counts as a gap. The kill rate is killed / (killed + gaps):
+equivalent mutants are left out. The committed mutation checks
+(tests/test_mutations.py) are the narrow, reviewed set; this is the wide net
+beside them.
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import fnmatch
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.mutants import LIBRARY, SourceEdit, mutant_library  # noqa: E402
+from bench.mutation_sites import Mutant, mutants_of  # noqa: E402
+from tests.mutants import LIBRARY  # noqa: E402
 
-# Source file stem prefix -> (family module of suite/, the entries' -k slice).
+REVIEW = Path(__file__).with_name("mutation_survivors.toml")
+CLASSES = ("equivalent", "gap")
+
+
+@dataclass(frozen=True)
+class Family:
+    """A lib_c family: its sources, and the catalogue entries that call them."""
+    name: str
+    sources: tuple[str, ...]   # globs in lib_c/sources
+    modules: tuple[str, ...]   # suite/test_<module>.py
+    entries: str               # the entries' names (a case id's first field), a regex
+
+
 FAMILIES = [
-    ("pulp_act", "act", "fp32 and -c3 or bf16 and -c3"),
-    ("pulp_cast", "cast", "-c3"),
-    ("pulp_conv2d", "conv2d", "conv2d-fp32 and -c3"),
-    ("pulp_im2col", "conv2d", "fp32 and -c3"),
-    ("pulp_conv_dw", "conv_dw_pw", "conv_dw-fp32 and -c3"),
-    ("pulp_conv_pw", "conv_dw_pw", "conv_pw-fp32 and -c3"),
-    ("pulp_transp_conv2d", "conv_dw_pw", "transp_conv2d-fp32 and -c3"),
-    ("pulp_cordic", "cordic", "cordic"),
-    ("pulp_dropout", "dropout", "dropout and -c3"),
-    ("pulp_random", "dropout", "random"),
-    ("pulp_embedding", "embedding", "-c3"),
-    ("pulp_instnorm", "norm", "instnorm-fp32 and -c3"),
-    ("pulp_norms", "norm", "-c3 and not instnorm"),
-    ("pulp_interpolation", "interp", "-c3"),
-    ("pulp_linear", "linalg", "linear-fp32 and -c3"),
-    ("pulp_matmul", "linalg", "matmul-fp32 and -c3"),
-    ("pulp_mm_", "linalg", "fp32 and -c3"),
-    ("pulp_losses", "losses", "loss-fp32"),
-    ("pulp_optimizers", "losses", "sgd-fp32"),
-    ("pulp_mhsa", "mhsa", "mhsa-fp32 and -c3"),
-    ("pulp_pooling", "pool", "fp32 and -c3"),
-    ("pulp_residual", "residual", "fp32"),
-    ("pulp_rnn", "rnn", "-c3"),
-    ("pulp_softmax", "softmax", "fp32 and -c3"),
-    ("pulp_train_utils", "utils", "fp32 and -c3"),
-    ("pulp_utils", "utils", "fp32 and -c3"),
-    ("pulp_core_block", "act", "-c3"),
+    Family("act", ("pulp_act_fp*.c",), ("act",), "relu|leakyrelu|sigmoid"),
+    Family("act_extra", ("pulp_act_extra_*",), ("act",), "gelu|swiglu|tanh"),
+    Family("core_block", ("pulp_core_block.h",), ("act", "residual"), "relu|leakyrelu|sigmoid|residual"),
+    Family("cast", ("pulp_cast.c",), ("cast",), "cast_to_fp16|cast_to_fp32"),
+    Family("conv2d", ("pulp_conv2d_*",), ("conv2d",), "conv2d"),
+    Family("im2col", ("pulp_im2col_*",), ("conv2d",), "im2col|im2row|blocktransp|conv2d"),
+    Family("conv_ranges", ("pulp_conv_ranges.h",), ("conv2d", "conv_dw_pw"), "conv2d|conv_dw|conv_pw|transp_conv2d"),
+    Family("conv_dw", ("pulp_conv_dw_*",), ("conv_dw_pw",), "conv_dw"),
+    Family("conv_pw", ("pulp_conv_pw_*",), ("conv_dw_pw",), "conv_pw"),
+    Family("transp_conv2d", ("pulp_transp_conv2d_*",), ("conv_dw_pw",), "transp_conv2d"),
+    Family("cordic", ("pulp_cordic.c",), ("cordic",), "cordic"),
+    Family("dropout", ("pulp_dropout_*",), ("dropout",), "dropout"),
+    Family("random", ("pulp_random.c",), ("dropout",), "random_float|random_bernoulli|random_stream|dropout"),
+    Family("embedding", ("pulp_embedding_*",), ("embedding",), "embedding"),
+    Family("instnorm", ("pulp_instnorm_*",), ("norm",), "instnorm"),
+    Family("norms", ("pulp_norms_*",), ("norm",), "batchnorm|layernorm|nonorm|rmsnorm|sum_of_squares|weighted_scaling"),
+    Family("interpolation", ("pulp_interpolation_*",), ("interp",), "interpolation"),
+    Family("linear", ("pulp_linear_*",), ("linalg",), "linear"),
+    Family("matmul", ("pulp_matmul_*", "pulp_mm_*"), ("linalg",), "matmul|linear"),
+    Family("losses", ("pulp_losses_*",), ("losses",), "ce_loss|mse_loss|l1_loss|berhu_loss"),
+    Family("optimizers", ("pulp_optimizers_*",), ("losses",), "sgd"),
+    Family("mhsa", ("pulp_mhsa_*",), ("mhsa",), "mhsa"),
+    Family("pooling", ("pulp_pooling_*",), ("pool",), "avgpool|maxpool"),
+    Family("residual", ("pulp_residual_*",), ("residual",), "residual"),
+    Family("rnn", ("pulp_rnn_*",), ("rnn",), "rnn"),
+    Family("softmax", ("pulp_softmax_fp*.c", "pulp_softmax_impl.h"), ("softmax",), "softmax|vector_softmax"),
+    Family("softmax_parts", ("pulp_softmax_parts_*",), ("softmax",),
+           "div|row_div|row_max|scalar_mul|sm_bw_op_1|sm_bw_op_2|mm_bias_add_transposed"),
+    Family("utils", ("pulp_train_utils_*", "pulp_utils_*"), ("utils",), ".*"),
 ]
-
-SWAPS = [("<=", "<"), ("<", "<="), (">=", ">"), (">", ">="), ("==", "!="), ("!=", "=="),
-         (" + ", " - "), (" - ", " + "), (" * ", " / "), (" / ", " * ")]
-SKIP_LINE = re.compile(r"^\s*(#|/\*|\*|//)|->|^\s*$")
-
-
-def family_of(path: Path):
-    for prefix, module, select in FAMILIES:
-        if path.stem.startswith(prefix):
-            return module, select
-    return None
+STAGES = ("slice", "family", "concurrency")
+# .ci/run's concurrency passes: (PTL_TEAM_ORDER, --sanitize)
+CONCURRENCY_PASSES = [("reverse", None), ("random:1", None), ("random:2", None), ("free", "thread")]
+_VARIANT = re.compile(r"\[(?P<entry>[^\]]+?)-(?P<dtype>fp32|fp16|bf16)-(?P<rest>.*)-c(?P<cores>\d+)\]$")
+NOT_KILLS = {"build", "environment"}   # a mutant that does not build; a machine that failed
 
 
-def candidates(path: Path) -> list[tuple[str, str, str]]:
-    """(operator, original line, mutated line) for every site of a file."""
-    out = []
-    for line in path.read_text().splitlines(keepends=True):
-        if SKIP_LINE.search(line.split("->")[0]) and "->" not in line:
+def family_of(source: str) -> Family | None:
+    return next((f for f in FAMILIES if any(fnmatch.fnmatch(source, g) for g in f.sources)), None)
+
+
+def all_mutants() -> dict[str, list[Mutant]]:
+    """Every mutant of lib_c/sources, by family name."""
+    by_family: dict[str, list[Mutant]] = defaultdict(list)
+    for path in sorted((LIBRARY / "sources").glob("*.[ch]")):
+        family = family_of(path.name)
+        if family is not None:
+            by_family[family.name] += mutants_of(path)
+    return by_family
+
+
+def stratified_sample(by_family: dict[str, list[Mutant]], count: int, seed: int) -> list[Mutant]:
+    """count mutants: every family at least count / (2 x families) (or all it
+    has), the rest by each family's share of the sites; the same seed, the same
+    mutants, in file order per family."""
+    names = [f.name for f in FAMILIES if by_family.get(f.name)]
+    floor = max(1, count // (2 * len(names)))
+    quota = {name: min(floor, len(by_family[name])) for name in names}
+    left = count - sum(quota.values())
+    spare = {name: len(by_family[name]) - quota[name] for name in names}
+    total_spare = sum(spare.values())
+    if left > 0 and total_spare:
+        shares = {name: left * spare[name] / total_spare for name in names}
+        extra = {name: min(spare[name], int(shares[name])) for name in names}
+        # the largest remainders take what rounding down left over
+        for name in sorted(names, key=lambda n: (int(shares[n]) - shares[n], n)):
+            if sum(extra.values()) >= left:
+                break
+            if extra[name] < spare[name]:
+                extra[name] += 1
+        for name in names:
+            quota[name] += extra[name]
+    rng = random.Random(seed)
+    chosen = []
+    for name in names:
+        picked = sorted(rng.sample(range(len(by_family[name])), quota[name]))
+        chosen += [by_family[name][i] for i in picked]
+    return chosen
+
+
+# ---- reviewed survivors ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Review:
+    cls: str
+    reason: str
+
+
+def load_reviews(path: Path = REVIEW) -> dict[tuple[str, str, str, int], Review]:
+    """The reviewed survivors by mutant key; a malformed entry is an error naming it."""
+    if not path.exists():
+        return {}
+    reviews = {}
+    for n, entry in enumerate(tomllib.loads(path.read_text()).get("survivor", []), 1):
+        where = f"{path.name}, survivor {n}"
+        missing = {"file", "operator", "line", "occurrence", "class"} - set(entry)
+        if missing:
+            raise SystemExit(f"{where}: missing {sorted(missing)}; each survivor names file, operator, line, "
+                             f"occurrence and class")
+        if entry["class"] not in CLASSES:
+            raise SystemExit(f"{where}: class {entry['class']!r}, expected one of {CLASSES}")
+        if entry["class"] == "equivalent" and not entry.get("reason", "").strip():
+            raise SystemExit(f"{where}: an equivalent mutant needs its reason (why no output can change)")
+        key = (entry["file"], entry["operator"], entry["line"], int(entry["occurrence"]))
+        if key in reviews:
+            raise SystemExit(f"{where}: reviewed twice: {key}")
+        reviews[key] = Review(entry["class"], entry.get("reason", "").strip())
+    return reviews
+
+
+# ---- running the suite ------------------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    verdict: str                     # killed, survived, stillborn, not judged
+    stage: str = ""                  # the stage that decided
+    classes: list[str] = field(default_factory=list)
+    variants: int = 0
+    seconds: float = 0.0
+    note: str = ""
+
+
+class Suite:
+    """Runs the stages' selections of the suite on host, against a library."""
+
+    def __init__(self, cache: Path, workdir: Path, run_timeout: float):
+        self.cache = cache
+        self.workdir = workdir
+        self.run_timeout = run_timeout
+        self._collected: dict[str, list[str]] = {}
+        self._clean: dict[tuple, int] = {}
+        self.setup_seconds = 0.0       # collecting and the clean runs: not a mutant's cost
+
+    def collected(self, module: str) -> list[str]:
+        if module not in self._collected:
+            started = time.monotonic()
+            run = subprocess.run([sys.executable, "-m", "pytest", f"suite/test_{module}.py", "--collect-only", "-q",
+                                  "--target", "host", "-p", "no:xdist"], cwd=ROOT, capture_output=True, text=True,
+                                 env=_environment("free"))
+            ids = [line for line in run.stdout.splitlines() if "::" in line]
+            if not ids:
+                raise SystemExit(f"collecting suite/test_{module}.py found nothing:\n{run.stdout[-2000:]}{run.stderr}")
+            self._collected[module] = ids
+            self.setup_seconds += time.monotonic() - started
+        return self._collected[module]
+
+    def selection(self, family: Family, stage: str, source: str) -> list[str]:
+        """The node ids a stage runs for a mutant of `source`."""
+        entries = re.compile(f"(?:{family.entries})")
+        ids = [(node, m) for module in family.modules for node in self.collected(module)
+               if (m := _VARIANT.search(node)) and entries.fullmatch(m["entry"])]
+        if stage != "slice":
+            return [node for node, _ in ids]
+        dtypes = {m["dtype"] for _, m in ids}
+        wanted = {"fp16"} if "_fp16" in source else {"fp32"} if "_fp32" in source else {"fp32"}
+        wanted = (wanted & dtypes) or dtypes
+        cores: dict[str, set[int]] = defaultdict(set)
+        for node, m in ids:
+            cores[node[:m.start("cores") - 2]].add(int(m["cores"]))
+        keep = []
+        for node, m in ids:
+            counts = cores[node[:m.start("cores") - 2]]
+            chosen = 3 if 3 in counts else max(counts)
+            if m["dtype"] in wanted and int(m["cores"]) == chosen:
+                keep.append(node)
+        return keep
+
+    def run(self, library: Path, nodes: list[str], stage: str, first_failure: bool) -> tuple[list[dict], str]:
+        """Every pass of a stage over the nodes: (the CSV rows, the tail of pytest's output)."""
+        rows, tail = [], ""
+        passes = CONCURRENCY_PASSES if stage == "concurrency" else [("free", None)]
+        for order, sanitize in passes:
+            reports = Path(tempfile.mkdtemp(prefix="reports-", dir=self.workdir))
+            args = reports / "nodes.txt"
+            args.write_text("\n".join(nodes) + "\n")
+            argv = [sys.executable, "-m", "pytest", f"@{args}", "-p", "no:xdist", "-q", "--target", "host",
+                    "--trainlib", str(library), "--reports-dir", str(reports), "--ptl-cache", str(self.cache),
+                    "--run-timeout", str(self.run_timeout)]
+            argv += ["-x"] if first_failure else []
+            argv += ["--concurrency-slice", "1"] if stage == "concurrency" else []
+            argv += ["--sanitize", sanitize] if sanitize else []
+            run = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=_environment(order))
+            tail = (run.stdout + run.stderr)[-3000:]
+            if run.returncode == 5:      # nothing selected: a family without a multi-core case
+                continue
+            if (reports / "results.csv").exists():
+                with open(reports / "results.csv") as f:
+                    rows += [dict(r, pass_=order + (f"+{sanitize}" if sanitize else "")) for r in csv.DictReader(f)]
+            elif run.returncode != 0:
+                return rows, tail
+            shutil.rmtree(reports, ignore_errors=True)
+            if first_failure and any(r["outcome"] in ("failed", "error") for r in rows):
+                break
+        return rows, tail
+
+    def check_clean(self, family: Family, stage: str, nodes: list[str]) -> None:
+        """The clean library passes the selection, once per selection; else no mutant can be judged there."""
+        key = (family.name, stage, tuple(nodes))
+        if key in self._clean:
+            return
+        started = time.monotonic()
+        rows, tail = self.run(LIBRARY, nodes, stage, first_failure=False)
+        bad = [r for r in rows if r["outcome"] not in ("passed", "xfailed", "skipped")]
+        if (not rows and stage != "concurrency") or bad:
+            shown = "\n".join(f"  {r['test_id']}: {r['outcome']} {r['failure_class']} {r['message'][:200]}"
+                              for r in bad[:10])
+            raise SystemExit(f"the clean library fails the {stage} stage of {family.name} "
+                             f"({len(bad)} of {len(rows)} variants), so no mutant can be judged there:\n"
+                             f"{shown or tail}")
+        self._clean[key] = len(rows)
+        self.setup_seconds += time.monotonic() - started
+        print(f"    clean {family.name} {stage}: {len(rows)} variants passed, {time.monotonic() - started:.0f} s",
+              flush=True)
+
+
+def _environment(order: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PTL_TEAM_ORDER", "PTL_SHARD"))}
+    if order != "free":
+        env["PTL_TEAM_ORDER"] = order
+    return env
+
+
+def judge(suite: Suite, mutant: Mutant, family: Family, scratch: Path) -> Outcome:
+    """Runs the stages on a copy of lib_c with the mutant in it, until one kills it."""
+    library = scratch / "lib"
+    shutil.copytree(LIBRARY, library)
+    source = library / "sources" / mutant.file
+    source.write_text(mutant.apply(source.read_text()))
+    builds = suite.cache / "builds"
+    before = set(builds.iterdir()) if builds.is_dir() else set()
+    started, setup = time.monotonic(), suite.setup_seconds
+    outcome = Outcome("survived")
+    try:
+        for stage in STAGES:
+            nodes = suite.selection(family, stage, mutant.file)
+            suite.check_clean(family, stage, nodes)
+            rows, tail = suite.run(library, nodes, stage, first_failure=True)
+            outcome.variants += len(rows)
+            failed = [r for r in rows if r["outcome"] in ("failed", "error")]
+            classes = sorted({r["failure_class"] or r["outcome"] for r in failed})
+            if not rows and stage != "concurrency":
+                outcome = Outcome("not judged", stage, note="no report: " + tail.strip().splitlines()[-1][:200]
+                                  if tail.strip() else "no report", variants=outcome.variants)
+                break
+            if failed and set(classes) <= {"build"}:
+                outcome = Outcome("stillborn", stage, classes, outcome.variants,
+                                  note=failed[0]["message"].splitlines()[0][:160] if failed[0]["message"] else "")
+                break
+            if failed and set(classes) <= NOT_KILLS:
+                outcome = Outcome("not judged", stage, classes, outcome.variants, note=failed[0]["message"][:200])
+                break
+            if failed:
+                passes = sorted({r["pass_"] for r in failed})
+                outcome = Outcome("killed", stage, classes, outcome.variants,
+                                  note="" if passes == ["free"] else ", ".join(passes))
+                break
+    finally:
+        for entry in (set(builds.iterdir()) - before) if builds.is_dir() else ():
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+        shutil.rmtree(library, ignore_errors=True)
+    outcome.seconds = time.monotonic() - started - (suite.setup_seconds - setup)
+    return outcome
+
+
+# ---- the report ---------------------------------------------------------------------------------------------
+
+def summary(results: list[tuple[Mutant, Family, Outcome]], reviews: dict) -> tuple[str, int, int]:
+    """The per-family table, the survivors with their class, the overall kill
+    rate; and (killed, gaps) overall."""
+    table = defaultdict(lambda: defaultdict(int))
+    survivors = []
+    for mutant, family, outcome in results:
+        row = table[family.name]
+        row["mutants"] += 1
+        if outcome.verdict == "survived":
+            review = reviews.get(mutant.key)
+            cls = review.cls if review else "unreviewed"
+            row["equivalent" if cls == "equivalent" else "gaps"] += 1
+            survivors.append((cls, family.name, mutant, review))
+        else:
+            row[{"killed": "killed", "stillborn": "stillborn"}.get(outcome.verdict, "not judged")] += 1
+    columns = ["mutants", "killed", "equivalent", "gaps", "stillborn", "not judged"]
+    lines = [f"{'family':14}" + "".join(f"{c:>12}" for c in columns) + f"{'kill rate':>11}"]
+    totals = defaultdict(int)
+    for family in FAMILIES:
+        if family.name not in table:
             continue
-        if line.lstrip().startswith(("#", "/*", "*", "//")):
-            continue
-        for old, new in SWAPS:
-            if old in line and not (old in ("<", ">") and ("<<" in line or ">>" in line or "->" in line)):
-                out.append((f"swap {old.strip()} {new.strip()}", line, line.replace(old, new, 1)))
-        for m in re.finditer(r"(?<![\w.])(\d+)(?![\w.])", line):
-            value = int(m.group(1))
-            out.append(("constant +1", line, line[:m.start()] + str(value + 1) + line[m.end():]))
-        bound = re.search(r"(\w+) (<|<=) (\w+(?:->\w+)?);", line)
-        if bound:
-            out.append(("bound - 1", line, line.replace(bound.group(0), f"{bound.group(1)} {bound.group(2)} "
-                                                        f"{bound.group(3)} - 1;", 1)))
-        if re.match(r"^\s+[\w\[\]\->. *+]+(=|\+=|-=)[^=].*;\s*$", line) or "pi_cl_team_barrier();" in line:
-            out.append(("drop statement", line, re.sub(r"\S.*", ";", line, count=1)))
-        sub = re.search(r"\((\w+) - (\w+)\)", line)
-        if sub:
-            out.append(("swap operands", line, line.replace(sub.group(0), f"({sub.group(2)} - {sub.group(1)})", 1)))
-    return [c for c in out if c[1] != c[2]]
+        row = table[family.name]
+        for c in columns:
+            totals[c] += row[c]
+        judged = row["killed"] + row["gaps"]
+        lines.append(f"{family.name:14}" + "".join(f"{row[c]:12}" for c in columns)
+                     + (f"{row['killed'] / judged:>11.0%}" if judged else f"{'-':>11}"))
+    judged = totals["killed"] + totals["gaps"]
+    lines.append(f"{'all':14}" + "".join(f"{totals[c]:12}" for c in columns)
+                 + (f"{totals['killed'] / judged:>11.1%}" if judged else f"{'-':>11}"))
+    lines.append("")
+    lines.append(f"kill rate: {totals['killed']} of {judged} non-equivalent mutants "
+                 f"({totals['killed'] / judged:.1%})" if judged else "kill rate: no mutant judged")
+    lines.append(f"{totals['equivalent']} equivalent, {totals['stillborn']} stillborn (do not compile; not counted)"
+                 + (f", {totals['not judged']} not judged" if totals["not judged"] else ""))
+    lines.append("")
+    lines.append(f"survivors ({len(survivors)}; class, family, id, where, mutation):")
+    order = {"unreviewed": 0, "gap": 1, "equivalent": 2}
+    for cls, name, mutant, review in sorted(survivors, key=lambda s: (order[s[0]], s[1], s[2].file, s[2].lineno)):
+        lines.append(f"  {cls:10} {name:14} {mutant.id} {mutant.file}:{mutant.lineno} {mutant.operator}: "
+                     f"{mutant.line!r} -> {mutant.mutated!r}")
+        if review and review.reason:
+            lines.append(f"             {review.reason}")
+    return "\n".join(lines), totals["killed"], totals["gaps"]
 
 
-def run_slice(library: Path, module: str, select: str, workdir: Path, cache: Path) -> list[dict]:
-    """The family's suite module, -k select, on host against library: its CSV rows."""
-    reports = workdir / "reports"
-    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite" / f"test_{module}.py"), "-p", "no:xdist", "-q",
-            "--target", "host", "--trainlib", str(library), "-k", select, "--reports-dir", str(reports),
-            "--ptl-cache", str(cache), "--run-timeout", "60"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
-    subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env, timeout=1800)
-    if not (reports / "results.csv").exists():
-        return []
-    with open(reports / "results.csv") as f:
-        return list(csv.DictReader(f))
+def write_csv(path: Path, results: list[tuple[Mutant, Family, Outcome]], reviews: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["id", "family", "file", "lineno", "operator", "occurrence", "line", "mutated", "verdict",
+                      "class", "stage", "failure_classes", "passes", "variants", "seconds"])
+        for mutant, family, o in results:
+            review = reviews.get(mutant.key)
+            cls = (review.cls if review else "unreviewed") if o.verdict == "survived" else ""
+            out.writerow([mutant.id, family.name, mutant.file, mutant.lineno, mutant.operator, mutant.occurrence,
+                          mutant.line, mutant.mutated, o.verdict, cls, o.stage, " ".join(o.classes), o.note,
+                          o.variants, f"{o.seconds:.1f}"])
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sample", type=int, default=150, help="mutants to run")
+    parser.add_argument("--sample", type=int, default=160, help="mutants to run (default 160)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", nargs="+", metavar="ID", help="run these mutants (ids as printed)")
+    parser.add_argument("--reviewed", action="store_true", help="run every mutant of the survivors file")
+    parser.add_argument("--list", action="store_true", help="print the sites per family and exit")
+    parser.add_argument("--ptl-cache", type=Path, default=ROOT / ".cache" / "ptl-mutants",
+                        help="the harness cache the runs share (default .cache/ptl-mutants)")
+    parser.add_argument("--run-timeout", type=float, default=30, help="seconds per runner invocation (default 30)")
+    parser.add_argument("--csv", type=Path, default=ROOT / "reports" / "bench" / "mutation_score.csv",
+                        help="one row per mutant (default reports/bench/mutation_score.csv)")
     args = parser.parse_args(argv)
-    sites = []
-    for path in sorted((LIBRARY / "sources").glob("*.[ch]")):
-        fam = family_of(path)
-        if fam:
-            sites += [(path, fam, c) for c in candidates(path)]
-    rng = random.Random(args.seed)
-    chosen = rng.sample(sites, min(args.sample, len(sites)))
-    print(f"{len(sites)} mutation sites over lib_c/sources; running {len(chosen)} (seed {args.seed})", flush=True)
-    score = defaultdict(lambda: [0, 0, 0])   # family: killed, survived, stillborn
-    survivors = []
-    cache = Path(tempfile.mkdtemp(prefix="ptl-mutscore-cache"))
-    for n, (path, (module, select), (op, original, mutated)) in enumerate(chosen, 1):
-        tmp = Path(tempfile.mkdtemp(prefix="ptl-mutscore"))
-        edit = SourceEdit(f"sources/{path.name}", original, mutated)
-        started = time.monotonic()
-        rows = run_slice(mutant_library(tmp / "lib", edit), module, select, tmp, cache)
-        classes = {r["failure_class"] for r in rows if r["outcome"] == "failed"}
-        if not rows:
-            verdict, slot = "no report (empty slice or a broken run): not counted", 2
-        elif classes == {"build"}:
-            verdict, slot = "stillborn", 2
-        elif classes:
-            verdict, slot = "killed (" + ", ".join(sorted(classes)) + ")", 0
-        else:
-            verdict, slot = "SURVIVED", 1
-            survivors.append((module, path.name, op, original.strip(), mutated.strip()))
-        score[module][slot] += 1
-        print(f"[{n}/{len(chosen)}] {module:10} {path.name}: {op}: {original.strip()[:60]!r} -> "
-              f"{verdict}, {len(rows)} variants, {time.monotonic() - started:.0f} s", flush=True)
-    print("\nfamily      killed  survived  stillborn  kill rate")
-    for module, (k, s, b) in sorted(score.items()):
-        print(f"{module:10} {k:7} {s:9} {b:10}  {k / (k + s):.0%}" if k + s else f"{module:10} {k:7} {s:9} {b:10}  -")
-    print("\nsurvivors (unreviewed: equivalent, with the reason, or a gap):")
-    for s in survivors:
-        print("  " + " | ".join(s))
+    reviews = load_reviews()
+    by_family = all_mutants()
+    everything = {m.id: m for ms in by_family.values() for m in ms}
+    keys = {m.key for m in everything.values()}
+    for key in reviews:
+        if key not in keys:
+            print(f"warning: {REVIEW.name} reviews a mutant that no longer exists (its line changed?): {key}",
+                  file=sys.stderr)
+    if args.list:
+        for family in FAMILIES:
+            mutants = by_family.get(family.name, [])
+            print(f"{family.name:14} {len(mutants):5} sites in {', '.join(sorted({m.file for m in mutants}))}")
+        print(f"{'all':14} {len(everything):5}")
+        return 0
+    if args.only or args.reviewed:
+        unknown = [i for i in args.only or [] if i not in everything]
+        if unknown:
+            raise SystemExit(f"no mutant has the id {', '.join(unknown)}; `--list` counts the sites, and the "
+                             f"progress lines print each mutant's id")
+        chosen = [everything[i] for i in args.only or []]
+        chosen += [m for m in everything.values() if args.reviewed and m.key in reviews and m not in chosen]
+        what = f"{len(chosen)} chosen mutants"
+    else:
+        chosen = stratified_sample(by_family, args.sample, args.seed)
+        what = f"{len(chosen)} sampled (seed {args.seed}) over {len({family_of(m.file).name for m in chosen})} families"
+    print(f"{len(everything)} mutation sites in lib_c/sources; running {what}", flush=True)
+    started = time.monotonic()
+    workdir = Path(tempfile.mkdtemp(prefix="ptl-mutscore-"))
+    suite = Suite(args.ptl_cache, workdir, args.run_timeout)
+    results = []
+    try:
+        for n, mutant in enumerate(chosen, 1):
+            family = family_of(mutant.file)
+            scratch = Path(tempfile.mkdtemp(prefix="mutant-", dir=workdir))
+            outcome = judge(suite, mutant, family, scratch)
+            shutil.rmtree(scratch, ignore_errors=True)
+            results.append((mutant, family, outcome))
+            said = outcome.verdict + (f" at {outcome.stage}" if outcome.stage else "")
+            said += f" ({', '.join(outcome.classes)}{'; ' + outcome.note if outcome.note else ''})" \
+                if outcome.classes or outcome.note else ""
+            if outcome.verdict == "survived":
+                review = reviews.get(mutant.key)
+                said = "SURVIVED, " + (review.cls if review else "unreviewed")
+            print(f"[{n}/{len(chosen)}] {family.name:14} {mutant.id} {mutant.file}:{mutant.lineno} "
+                  f"{mutant.operator}: {mutant.line[:70]!r} -> {said}; {outcome.variants} variants, "
+                  f"{outcome.seconds:.0f} s", flush=True)
+    except KeyboardInterrupt:
+        print(f"interrupted after {len(results)} mutants", flush=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    killed_reviewed = [m for m, _, o in results if o.verdict == "killed" and m.key in reviews]
+    text, _, _ = summary(results, reviews)
+    print("\n" + text)
+    for mutant in killed_reviewed:
+        print(f"note: {mutant.id} ({mutant.file}:{mutant.lineno} {mutant.operator}) is reviewed as "
+              f"{reviews[mutant.key].cls} but was killed: remove its entry from {REVIEW.name}")
+    print(f"\nwall time {time.monotonic() - started:.0f} s; one row per mutant in {args.csv}")
+    write_csv(args.csv, results, reviews)
     return 0
 
 

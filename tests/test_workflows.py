@@ -153,10 +153,31 @@ def test_one_package_list_serves_ci_run_the_toolchain_command_and_the_workflows(
 
 def test_the_regression_jobs_run_in_debian_12_with_the_packages_of_ci_run():
     jobs = _load(GITHUB / "workflows" / "regression.yml")["jobs"]
-    for name in ("tests", "qemu"):
+    for name in ("tests", "qemu", "concurrency"):
         assert jobs[name]["container"] == "debian:12", name
         runs = [step.get("run", "") for step in jobs[name]["steps"]]
         assert "scripts/install-debian-packages.sh" in runs, name
+
+
+def test_the_concurrency_job_runs_the_passes_of_ci_run():
+    """The regression workflow runs the concurrency passes that .ci/run runs
+    (the TSan pass and every adversarial team order of its loop), on host,
+    each one whatever the one before it did."""
+    ci_run = (ROOT / ".ci" / "run").read_text()
+    assert "PTL_TARGET=host ./ptl regress --concurrency-slice 1 --sanitize thread" in ci_run
+    orders = re.search(r"for order in ([^;]+);", ci_run).group(1).split()
+    assert len(orders) >= 3, "reverse and at least two seeded random orders"
+    job = _load(GITHUB / "workflows" / "regression.yml")["jobs"]["concurrency"]
+    assert job["env"]["PTL_TARGET"] == "host"
+    passes = []
+    for step in job["steps"]:
+        run = step.get("run", "")
+        if "--concurrency-slice" in run:
+            assert run.startswith("./ptl regress --concurrency-slice 1 "), run
+            sanitize = re.search(r"--sanitize (\S+)", run)
+            passes.append((step.get("env", {}).get("PTL_TEAM_ORDER", "free"), sanitize and sanitize.group(1)))
+            assert passes[1:] == [] or step.get("if") == "${{ !cancelled() }}", f"{step['name']} runs only if the last passed"
+    assert passes == [("free", "thread")] + [(order, None) for order in orders]
 
 
 def test_every_cache_is_saved_right_after_it_is_built_not_at_the_end_of_a_green_job():

@@ -1,0 +1,155 @@
+"""bench/mutation_score.py's parts that decide what it measures, without
+running a mutant: which lines the generated mutants touch and how, that a
+mutant's id survives edits elsewhere in its file, that the sample reaches
+every family and follows its seed, that every family's cases exist, and that
+the reviewed survivors name real mutants with a class (and, for an
+equivalent one, the reason)."""
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatch
+
+import pytest
+
+from bench import mutation_score as bench
+from bench.mutation_sites import mutants_of
+from harness.cases import OpEntry
+
+C_TEXT = """\
+/* a comment with i < n and 1 + 2 */
+#include <stdio.h>
+#define ADD(a, b) ((a) + (b))
+#if N > 1
+static const int big = 2;
+#endif
+void f(float *y, const float *x, int n)
+{
+    const char *s = "i < n + 1";
+    for (int i = 0; i < n; i++) {
+        y[i] = x[i] * 2.0f;   // doubles: 3 * 4
+        pi_cl_team_barrier();
+    }
+    for (int i = 0; i < n; i++) {
+        y[i] = x[i] * 2.0f;   // doubles: 3 * 4
+    }
+}
+"""
+
+
+@pytest.fixture
+def source(tmp_path):
+    path = tmp_path / "pulp_demo_fp32.c"
+    path.write_text(C_TEXT)
+    return path
+
+
+def test_comments_strings_and_directives_other_than_define_bodies_are_left_alone(source):
+    mutants = mutants_of(source)
+    touched = {m.lineno for m in mutants}
+    assert touched == {3, 5, 10, 11, 12, 14, 15}   # not the comment, #include, #if or the string (1, 2, 4, 9)
+    define = [m for m in mutants if m.lineno == 3]
+    assert [m.mutated for m in define] == ["#define ADD(a, b) ((a) - (b))"]
+    for m in mutants:
+        assert "3 * 4" in m.mutated or m.lineno not in (11, 15), "the trailing comment is never mutated"
+
+
+def test_the_operators(source):
+    got = {(m.lineno, m.operator, m.mutated) for m in mutants_of(source)}
+    assert (10, "swap < <=", "for (int i = 0; i <= n; i++) {") in got
+    assert (10, "bound - 1", "for (int i = 0; i < n - 1; i++) {") in got
+    assert (10, "constant +1", "for (int i = 1; i < n; i++) {") in got
+    assert (11, "swap * /", "y[i] = x[i] / 2.0f;   // doubles: 3 * 4") in got
+    assert (11, "accumulate", "y[i] += x[i] * 2.0f;   // doubles: 3 * 4") in got
+    assert (11, "constant +1", "y[i] = x[i] * (2.0f + 1.0f);   // doubles: 3 * 4") in got
+    assert (11, "drop statement", ";   // doubles: 3 * 4") in got
+    assert (12, "drop barrier", ";") in got
+    # a declaration is never dropped: that mutant would not build
+    assert not [m for m in mutants_of(source) if m.operator.startswith("drop") and "const" in m.line]
+
+
+def test_an_id_is_file_operator_line_and_occurrence_and_survives_edits_elsewhere(source):
+    before = mutants_of(source)
+    twins = [m for m in before if m.line.startswith("y[i] = x[i] * 2.0f") and m.operator == "accumulate"]
+    assert [(m.lineno, m.occurrence) for m in twins] == [(11, 0), (15, 1)]
+    assert len({m.id for m in before}) == len(before)
+    source.write_text(C_TEXT.replace("void f(", "/* moved */\nint g(void) { return 0; }\nvoid f("))
+    after = {m.key: m for m in mutants_of(source)}
+    for m in before:
+        assert m.key in after and after[m.key].id == m.id
+        assert after[m.key].lineno == m.lineno + (2 if m.lineno > 7 else 0)
+
+
+def test_applying_a_mutant_changes_its_own_line_only(source):
+    second = next(m for m in mutants_of(source) if m.operator == "accumulate" and m.occurrence == 1)
+    text = source.read_text()
+    mutated = second.apply(text)
+    changed = [n for n, (a, b) in enumerate(zip(text.splitlines(), mutated.splitlines()), 1) if a != b]
+    assert changed == [15] and "        y[i] += x[i]" in mutated.splitlines()[14]
+    with pytest.raises(AssertionError, match="no longer"):
+        second.apply(text.replace("y[i] = x[i] * 2.0f;   // doubles: 3 * 4\n    }\n}", "y[i] = 0;\n    }\n}"))
+
+
+def test_every_lib_c_source_belongs_to_one_family_and_every_family_has_mutants():
+    for path in sorted((bench.LIBRARY / "sources").glob("*.[ch]")):
+        owners = [f.name for f in bench.FAMILIES for glob in f.sources if fnmatch(path.name, glob)]
+        assert len(owners) == 1, f"{path.name} belongs to {owners or 'no family'}: add it to one in FAMILIES"
+    by_family = bench.all_mutants()
+    assert {f.name for f in bench.FAMILIES} == {name for name, ms in by_family.items() if ms}
+
+
+def test_every_family_names_entries_that_its_modules_have():
+    for family in bench.FAMILIES:
+        names = set()
+        for module in family.modules:
+            catalogue = __import__(f"suite.catalogue.{module}", fromlist=["ENTRIES"])
+            names |= {e.name for e in catalogue.ENTRIES if isinstance(e, OpEntry)}
+        pattern = re.compile(f"(?:{family.entries})")
+        assert any(pattern.fullmatch(n) for n in names), f"{family.name}: no entry of {family.modules} matches"
+        for alternative in family.entries.split("|"):
+            assert alternative == ".*" or alternative in names, f"{family.name}: no entry {alternative!r}"
+
+
+def test_the_sample_reaches_every_family_and_follows_its_seed():
+    by_family = bench.all_mutants()
+    one = bench.stratified_sample(by_family, 160, seed=1)
+    assert len(one) == 160 and len({m.key for m in one}) == 160
+    assert {bench.family_of(m.file).name for m in one} == set(by_family)
+    assert [m.key for m in bench.stratified_sample(by_family, 160, seed=1)] == [m.key for m in one]
+    assert [m.key for m in bench.stratified_sample(by_family, 160, seed=2)] != [m.key for m in one]
+    small = min(by_family, key=lambda n: len(by_family[n]))
+    assert sum(bench.family_of(m.file).name == small for m in one) >= min(2, len(by_family[small]))
+
+
+def test_the_reviewed_survivors_are_real_mutants_with_a_class_and_a_reason():
+    reviews = bench.load_reviews()
+    assert reviews, "bench/mutation_survivors.toml lists the reviewed survivors"
+    keys = {m.key for ms in bench.all_mutants().values() for m in ms}
+    gone = [key for key in reviews if key not in keys]
+    assert not gone, f"reviewed mutants whose line changed or vanished: {gone}; review them again"
+    for key, review in reviews.items():
+        assert review.cls in ("equivalent", "gap") and review.reason, key
+
+
+def test_a_malformed_review_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "survivors.toml"
+    path.write_text('[[survivor]]\nfile = "a.c"\noperator = "swap < <="\nline = "x;"\noccurrence = 0\n'
+                    'class = "equivalent"\n')
+    with pytest.raises(SystemExit, match="survivor 1: an equivalent mutant needs its reason"):
+        bench.load_reviews(path)
+    path.write_text(path.read_text().replace('"equivalent"', '"harmless"'))
+    with pytest.raises(SystemExit, match="class 'harmless'"):
+        bench.load_reviews(path)
+
+
+def test_the_kill_rate_leaves_out_equivalents_and_counts_unreviewed_as_gaps(source):
+    mutants = mutants_of(source)[:5]
+    family = bench.FAMILIES[0]
+    outcomes = [bench.Outcome("killed", "slice", ["numeric"]), bench.Outcome("killed", "family", ["numeric"]),
+                bench.Outcome("survived"), bench.Outcome("survived"), bench.Outcome("stillborn", "slice", ["build"])]
+    reviews = {mutants[2].key: bench.Review("equivalent", "the branch assigns the value it already has")}
+    text, killed, gaps = bench.summary(list(zip(mutants, [family] * 5, outcomes)), reviews)
+    assert (killed, gaps) == (2, 1)
+    assert "kill rate: 2 of 3 non-equivalent mutants (66.7%)" in text
+    assert "1 equivalent, 1 stillborn" in text
+    assert f"unreviewed {family.name:14} {mutants[3].id}" in text
+    assert "the branch assigns the value it already has" in text
