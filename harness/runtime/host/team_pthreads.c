@@ -7,7 +7,8 @@
  * PTL_TEAM_ORDER (environment; the host target sets it) chooses how the cores
  * of a team run:
  *
- *   free     (default) all cores run at once, as real threads. Sanitizers,
+ *   free     (default) all cores run at once, as real threads, released
+ *            together at the fork and at each barrier. Sanitizers,
  *            ThreadSanitizer above all, need this real concurrency.
  *   forward  sequenced: ONE core runs at a time. Between two barriers (a
  *   reverse  "phase"; fork and return bound the first and the last) each core
@@ -37,11 +38,15 @@
  * runs one core at a time anyway).
  */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,8 +66,11 @@ struct team {
     pthread_mutex_t lock;
     pthread_cond_t start;    /* pool threads: a fork began */
     pthread_cond_t done;     /* fork caller: every core returned */
-    pthread_cond_t released; /* free mode: a barrier opened */
     pthread_cond_t turn[PTL_MAX_CORES]; /* sequenced mode: core c holds the baton */
+    /* Free mode's two waits, on futexes so that no core leaves them through
+     * the lock (see free_mode_wait). */
+    atomic_uint gate;        /* cores of the current fork at the start gate */
+    atomic_uint opened;      /* barriers opened, ever */
     void (*entry)(void *);
     void *arg;
     int nb_cores;
@@ -86,7 +94,6 @@ static struct team team = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .start = PTHREAD_COND_INITIALIZER,
     .done = PTHREAD_COND_INITIALIZER,
-    .released = PTHREAD_COND_INITIALIZER,
 };
 
 static __thread int tls_core_id;
@@ -212,6 +219,52 @@ static void wait_for_baton(int core)
         pthread_cond_wait(&team.turn[core], &team.lock);
 }
 
+/* ---- Free mode's waits -----------------------------------------------------
+ *
+ * ThreadSanitizer reports two accesses as a race only when no synchronisation
+ * orders them. The team's lock would order them by accident: a core that
+ * finished its share and took the lock to say so, before a slower core took
+ * the same lock on its way in (to see the fork, or out of a barrier), makes
+ * the first core's writes "happen before" the second core's. On a loaded
+ * 2-CPU machine that is the common interleaving, and a race between cores
+ * went unreported. So in free mode every core of a fork passes a start gate
+ * that opens only when all have arrived, and a barrier releases its waiters
+ * through an atomic word: the only synchronisation between two cores' work is
+ * the one a PULP cluster has, the fork and the barriers.
+ */
+
+static void futex_wait(atomic_uint *word, unsigned seen)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}
+
+static void futex_wake_all(atomic_uint *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Waits, holding no lock, until *word is no longer `seen`. */
+static void free_mode_wait(atomic_uint *word, unsigned seen)
+{
+    unsigned now;
+    while ((now = atomic_load_explicit(word, memory_order_acquire)) == seen)
+        futex_wait(word, now);
+}
+
+static void start_gate(void)
+{
+    const unsigned all = (unsigned)team.nb_cores;
+    unsigned here = atomic_fetch_add_explicit(&team.gate, 1, memory_order_acq_rel) + 1;
+    if (here == all) {
+        futex_wake_all(&team.gate);
+        return;
+    }
+    while (here < all) {
+        free_mode_wait(&team.gate, here);
+        here = atomic_load_explicit(&team.gate, memory_order_acquire);
+    }
+}
+
 /* ---- Both modes ------------------------------------------------------------ */
 
 static void run_share(int core_id)
@@ -222,6 +275,8 @@ static void run_share(int core_id)
         pthread_mutex_lock(&team.lock);
         wait_for_baton(core_id);
         pthread_mutex_unlock(&team.lock);
+    } else {
+        start_gate();
     }
     team.entry(team.arg);
     tls_in_team = 0;
@@ -299,6 +354,7 @@ void pi_cl_team_fork(int nb_cores, void (*entry)(void *), void *arg)
     memset(team.state, CORE_RUNNING, sizeof team.state);
     if (team.order_kind != ORDER_FREE)
         make_order();
+    atomic_store_explicit(&team.gate, 0, memory_order_relaxed); /* published by the lock */
     team.generation++;
     pthread_cond_broadcast(&team.start);
     pthread_mutex_unlock(&team.lock);
@@ -324,16 +380,18 @@ void pi_cl_team_barrier(void)
         pass_baton();
         wait_for_baton(me);
     } else if (team.arrived + team.returned < team.nb_cores) {
-        const unsigned phase = team.phase;
-        while (team.phase == phase)
-            pthread_cond_wait(&team.released, &team.lock);
+        const unsigned opened = atomic_load_explicit(&team.opened, memory_order_relaxed);
+        pthread_mutex_unlock(&team.lock);
+        free_mode_wait(&team.opened, opened);
+        return;
     } else {
         if (team.returned > 0)
             deadlock();
         team.phase++;
         team.arrived = 0;
         memset(team.state, CORE_RUNNING, sizeof team.state);
-        pthread_cond_broadcast(&team.released);
+        atomic_fetch_add_explicit(&team.opened, 1, memory_order_release);
+        futex_wake_all(&team.opened);
     }
     pthread_mutex_unlock(&team.lock);
 }
