@@ -16,14 +16,16 @@ A mutant runs in up to three stages, each only if it survived the one before:
   slice        the family's cases in the mutated file's format (fp32 for a
                file shared by both), one core count per case (3 where the
                case has it, else its largest), stopping at the first failure;
-  family       the family's cases in every format at every core count;
+  family       the family's cases in every format at every core count, and
+               the training runs that chain the family (suite/test_training.py);
   concurrency  the passes of .ci/run on the family: --concurrency-slice 1
                under PTL_TEAM_ORDER reverse, random:1 and random:2, and
                under --sanitize thread.
 Each stage first runs once on the clean library (no false alarm, and it
-warms the cache). One cache serves every run (--ptl-cache): golden bundles
-and objects are keyed by content, so a mutant recompiles only the sources
-its edit reaches; each mutant's runner artefacts are removed after it.
+warms the cache). One cache serves every run (--ptl-cache, the bench's
+own: no other run may share it while the bench runs): golden bundles and
+objects are keyed by content, so a mutant recompiles only the sources its
+edit reaches; each mutant's runner artefacts are removed after it.
 
 A mutant that does not compile is stillborn and not counted. A survivor's
 class is a person's call, written in bench/mutation_survivors.toml by its
@@ -69,34 +71,39 @@ class Family:
     sources: tuple[str, ...]   # globs in lib_c/sources
     modules: tuple[str, ...]   # suite/test_<module>.py
     entries: str               # the entries' names (a case id's first field), a regex
+    training: str = ""         # the training runs (suite/test_training.py) that chain it, a regex
 
 
+ALL_TRAINING = "train_cnn|train_dsblock|train_rnn|train_transformer"
 FAMILIES = [
-    Family("act", ("pulp_act_fp*.c",), ("act",), "relu|leakyrelu|sigmoid"),
+    Family("act", ("pulp_act_fp*.c",), ("act",), "relu|leakyrelu|sigmoid", "train_cnn|train_dsblock"),
     Family("act_extra", ("pulp_act_extra_*",), ("act",), "gelu|swiglu|tanh"),
-    Family("core_block", ("pulp_core_block.h",), ("act", "residual"), "relu|leakyrelu|sigmoid|residual"),
+    Family("core_block", ("pulp_core_block.h",), ("act", "residual"), "relu|leakyrelu|sigmoid|residual",
+           "train_cnn|train_dsblock|train_transformer"),
     Family("cast", ("pulp_cast.c",), ("cast",), "cast_to_fp16|cast_to_fp32"),
-    Family("conv2d", ("pulp_conv2d_*",), ("conv2d",), "conv2d"),
-    Family("im2col", ("pulp_im2col_*",), ("conv2d",), "im2col|im2row|blocktransp|conv2d"),
-    Family("conv_ranges", ("pulp_conv_ranges.h",), ("conv2d", "conv_dw_pw"), "conv2d|conv_dw|conv_pw|transp_conv2d"),
-    Family("conv_dw", ("pulp_conv_dw_*",), ("conv_dw_pw",), "conv_dw"),
-    Family("conv_pw", ("pulp_conv_pw_*",), ("conv_dw_pw",), "conv_pw"),
+    Family("conv2d", ("pulp_conv2d_*",), ("conv2d",), "conv2d", "train_cnn"),
+    Family("im2col", ("pulp_im2col_*",), ("conv2d",), "im2col|im2row|blocktransp|conv2d", "train_cnn"),
+    Family("conv_ranges", ("pulp_conv_ranges.h",), ("conv2d", "conv_dw_pw"), "conv2d|conv_dw|conv_pw|transp_conv2d",
+           "train_cnn|train_dsblock"),
+    Family("conv_dw", ("pulp_conv_dw_*",), ("conv_dw_pw",), "conv_dw", "train_dsblock"),
+    Family("conv_pw", ("pulp_conv_pw_*",), ("conv_dw_pw",), "conv_pw", "train_dsblock"),
     Family("transp_conv2d", ("pulp_transp_conv2d_*",), ("conv_dw_pw",), "transp_conv2d"),
     Family("cordic", ("pulp_cordic.c",), ("cordic",), "cordic"),
     Family("dropout", ("pulp_dropout_*",), ("dropout",), "dropout"),
     Family("random", ("pulp_random.c",), ("dropout",), "random_float|random_bernoulli|random_stream|dropout"),
     Family("embedding", ("pulp_embedding_*",), ("embedding",), "embedding"),
-    Family("instnorm", ("pulp_instnorm_*",), ("norm",), "instnorm"),
-    Family("norms", ("pulp_norms_*",), ("norm",), "batchnorm|layernorm|nonorm|rmsnorm|sum_of_squares|weighted_scaling"),
+    Family("instnorm", ("pulp_instnorm_*",), ("norm",), "instnorm", "train_dsblock"),
+    Family("norms", ("pulp_norms_*",), ("norm",), "batchnorm|layernorm|nonorm|rmsnorm|sum_of_squares|weighted_scaling",
+           "train_transformer"),
     Family("interpolation", ("pulp_interpolation_*",), ("interp",), "interpolation"),
-    Family("linear", ("pulp_linear_*",), ("linalg",), "linear"),
-    Family("matmul", ("pulp_matmul_*", "pulp_mm_*"), ("linalg",), "matmul|linear"),
-    Family("losses", ("pulp_losses_*",), ("losses",), "ce_loss|mse_loss|l1_loss|berhu_loss"),
-    Family("optimizers", ("pulp_optimizers_*",), ("losses",), "sgd"),
-    Family("mhsa", ("pulp_mhsa_*",), ("mhsa",), "mhsa"),
-    Family("pooling", ("pulp_pooling_*",), ("pool",), "avgpool|maxpool"),
-    Family("residual", ("pulp_residual_*",), ("residual",), "residual"),
-    Family("rnn", ("pulp_rnn_*",), ("rnn",), "rnn"),
+    Family("linear", ("pulp_linear_*",), ("linalg",), "linear", ALL_TRAINING),
+    Family("matmul", ("pulp_matmul_*", "pulp_mm_*"), ("linalg",), "matmul|linear", ALL_TRAINING),
+    Family("losses", ("pulp_losses_*",), ("losses",), "ce_loss|mse_loss|l1_loss|berhu_loss", ALL_TRAINING),
+    Family("optimizers", ("pulp_optimizers_*",), ("losses",), "sgd", ALL_TRAINING),
+    Family("mhsa", ("pulp_mhsa_*",), ("mhsa",), "mhsa", "train_transformer"),
+    Family("pooling", ("pulp_pooling_*",), ("pool",), "avgpool|maxpool", "train_cnn|train_dsblock"),
+    Family("residual", ("pulp_residual_*",), ("residual",), "residual", "train_dsblock|train_transformer"),
+    Family("rnn", ("pulp_rnn_*",), ("rnn",), "rnn", "train_rnn"),
     Family("softmax", ("pulp_softmax_fp*.c", "pulp_softmax_impl.h"), ("softmax",), "softmax|vector_softmax"),
     Family("softmax_parts", ("pulp_softmax_parts_*",), ("softmax",),
            "div|row_div|row_max|scalar_mul|sm_bw_op_1|sm_bw_op_2|mm_bias_add_transposed"),
@@ -224,7 +231,10 @@ class Suite:
         ids = [(node, m) for module in family.modules for node in self.collected(module)
                if (m := _VARIANT.search(node)) and entries.fullmatch(m["entry"])]
         if stage != "slice":
-            return [node for node, _ in ids]
+            training = re.compile(f"(?:{family.training})") if family.training else None
+            chained = [node for node in self.collected("training") if training and (m := _VARIANT.search(node))
+                       and training.fullmatch(m["entry"])]
+            return [node for node, _ in ids] + chained
         dtypes = {m["dtype"] for _, m in ids}
         wanted = {"fp16"} if "_fp16" in source else {"fp32"} if "_fp32" in source else {"fp32"}
         wanted = (wanted & dtypes) or dtypes
@@ -239,9 +249,13 @@ class Suite:
                 keep.append(node)
         return keep
 
-    def run(self, library: Path, nodes: list[str], stage: str, first_failure: bool) -> tuple[list[dict], str]:
-        """Every pass of a stage over the nodes: (the CSV rows, the tail of pytest's output)."""
+    def run(self, library: Path, nodes: list[str], stage: str, first_failure: bool,
+            built: set[Path] | None = None) -> tuple[list[dict], str]:
+        """Every pass of a stage over the nodes: (the CSV rows, the tail of
+        pytest's output). The runner artefacts the passes add to the cache are
+        added to `built`."""
         rows, tail = [], ""
+        builds = self.cache / "builds"
         passes = CONCURRENCY_PASSES if stage == "concurrency" else [("free", None)]
         for order, sanitize in passes:
             reports = Path(tempfile.mkdtemp(prefix="reports-", dir=self.workdir))
@@ -253,7 +267,10 @@ class Suite:
             argv += ["-x"] if first_failure else []
             argv += ["--concurrency-slice", "1"] if stage == "concurrency" else []
             argv += ["--sanitize", sanitize] if sanitize else []
+            before = set(builds.iterdir()) if builds.is_dir() else set()
             run = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=_environment(order))
+            if built is not None and builds.is_dir():
+                built |= set(builds.iterdir()) - before
             tail = (run.stdout + run.stderr)[-3000:]
             if run.returncode == 5:      # nothing selected: a family without a multi-core case
                 continue
@@ -300,15 +317,14 @@ def judge(suite: Suite, mutant: Mutant, family: Family, scratch: Path) -> Outcom
     shutil.copytree(LIBRARY, library)
     source = library / "sources" / mutant.file
     source.write_text(mutant.apply(source.read_text()))
-    builds = suite.cache / "builds"
-    before = set(builds.iterdir()) if builds.is_dir() else set()
+    built: set[Path] = set()
     started, setup = time.monotonic(), suite.setup_seconds
     outcome = Outcome("survived")
     try:
         for stage in STAGES:
             nodes = suite.selection(family, stage, mutant.file)
             suite.check_clean(family, stage, nodes)
-            rows, tail = suite.run(library, nodes, stage, first_failure=True)
+            rows, tail = suite.run(library, nodes, stage, first_failure=True, built=built)
             outcome.variants += len(rows)
             failed = [r for r in rows if r["outcome"] in ("failed", "error")]
             classes = sorted({r["failure_class"] or r["outcome"] for r in failed})
@@ -329,7 +345,7 @@ def judge(suite: Suite, mutant: Mutant, family: Family, scratch: Path) -> Outcom
                                   note="" if passes == ["free"] else ", ".join(passes))
                 break
     finally:
-        for entry in (set(builds.iterdir()) - before) if builds.is_dir() else ():
+        for entry in built:     # the mutant's runners: no later run asks for them
             if entry.is_dir():
                 shutil.rmtree(entry, ignore_errors=True)
             else:

@@ -107,16 +107,14 @@ def conv2d(inputs: dict[str, np.ndarray], g: ConvGeometry, step: str, hwc: int, 
     subset of them)."""
     exact = _conv_grads(inputs, g, hwc, use_bias)
     mags = _conv_grads({k: np.abs(v) for k, v in inputs.items()}, g, hwc, use_bias)
-    if step == "fw":
-        return {"y": Reference(exact["y"], mags["y"], g.Ci * g.Hk * g.Wk + use_bias)}
-    if step == "wg":
-        refs = {"dW": Reference(exact["dW"], mags["dW"], g.Ho * g.Wo)}
-        if use_bias:
-            refs["db"] = Reference(exact["db"], mags["db"], g.Ho * g.Wo)
-        return refs
-    if step == "ig":
-        return {"dx": Reference(exact["dx"], mags["dx"], g.Co * g.Hk * g.Wk)}
-    raise ValueError(f"conv2d has no step {step!r}; expected fw, wg or ig")
+    reductions = {"fw": {"y": g.Ci * g.Hk * g.Wk + use_bias},
+                  "wg": {"dW": g.Ho * g.Wo, **({"db": g.Ho * g.Wo} if use_bias else {})},
+                  "ig": {"dx": g.Co * g.Hk * g.Wk}}
+    # bw: both gradients of one pulp_conv2d_*_bw_cl call
+    reductions["bw"] = {**reductions["wg"], **reductions["ig"]}
+    if step not in reductions:
+        raise ValueError(f"conv2d has no step {step!r}; expected fw, wg, ig or bw")
+    return {name: Reference(exact[name], mags[name], n) for name, n in reductions[step].items()}
 
 
 def unrolled_matrix(source: np.ndarray, g: ConvGeometry, hwc: int, mod: int) -> np.ndarray:

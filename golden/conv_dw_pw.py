@@ -26,7 +26,12 @@ import torch.nn.functional as F
 
 from golden.bundle import Reference
 
-STEPS = ("fw", "wg", "ig")
+STEPS = ("fw", "wg", "ig", "bw")   # bw: both gradients of one _bw_cl call
+
+
+def _outputs(step: str, by_step: dict[str, dict[str, int]]) -> dict[str, int]:
+    """The outputs (and their reductions) of a step; bw has WG's and IG's."""
+    return {**by_step["wg"], **by_step["ig"]} if step == "bw" else by_step[step]
 
 
 def _chw(t: torch.Tensor, hwc: int) -> torch.Tensor:
@@ -73,7 +78,7 @@ def pointwise(inputs: dict[str, np.ndarray], step: str, hwc: int) -> dict[str, R
         kernel = W.t() if hwc else W
         return _layout(F.conv2d(_chw(x, hwc), kernel.reshape(Co, Ci, 1, 1)), hwc)
 
-    outputs = {"fw": {"y": Ci}, "wg": {"dW": H * W}, "ig": {"dx": Co}}[step]
+    outputs = _outputs(step, {"fw": {"y": Ci}, "wg": {"dW": H * W}, "ig": {"dx": Co}})
     return _references(forward, {k: inputs[k] for k in ("x", "W", "dy")}, outputs)
 
 
@@ -96,8 +101,8 @@ def depthwise(inputs: dict[str, np.ndarray], step: str, hwc: int, stride: tuple[
 
     dy = inputs["dy"]
     Ho, Wo = dy.shape[:2] if hwc else dy.shape[1:]
-    outputs = {"fw": {"y": Hk * Wk}, "wg": {"dW": Ho * Wo},
-               "ig": {"dx": math.ceil(Hk / sh) * math.ceil(Wk / sw)}}[step]
+    outputs = _outputs(step, {"fw": {"y": Hk * Wk}, "wg": {"dW": Ho * Wo},
+                              "ig": {"dx": math.ceil(Hk / sh) * math.ceil(Wk / sw)}})
     return _references(forward, {k: inputs[k] for k in ("x", "W", "dy")}, outputs)
 
 
@@ -133,7 +138,7 @@ def transposed(inputs: dict[str, np.ndarray], step: str, hwc: int, stride: tuple
 
     Ho = transposed_output_size(H, Hk, sh, up, down)
     Wo = transposed_output_size(W, Wk, sw, left, right)
-    outputs = {"fw": {"y": Ci * math.ceil(Hk / sh) * math.ceil(Wk / sw) + use_bias},
-               "wg": {"dW": H * W, **({"db": Ho * Wo} if use_bias else {})},
-               "ig": {"dx": Co * Hk * Wk}}[step]
+    outputs = _outputs(step, {"fw": {"y": Ci * math.ceil(Hk / sh) * math.ceil(Wk / sw) + use_bias},
+                              "wg": {"dW": H * W, **({"db": Ho * Wo} if use_bias else {})},
+                              "ig": {"dx": Co * Hk * Wk}})
     return _references(forward, {k: inputs[k] for k in ("x", "W", "b", "dy")}, outputs)

@@ -2,11 +2,12 @@
 import itertools
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from harness.kernels import kernel_table
-from suite.catalogue.conv2d import (CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, ENTRIES, IM2COL, IM2ROW,
-                                    KERNEL_SWEEP, REALISTIC_FULL, REALISTIC_TILE_4, REALISTIC_TILE_8, geometry)
+from suite.catalogue.conv2d import (CONV2D_BW, CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, ENTRIES, IM2COL,
+                                    IM2ROW, KERNEL_SWEEP, REALISTIC_FULL, REALISTIC_TILE_4, REALISTIC_TILE_8, geometry)
 
 L1 = 64 * 1024
 CONV_ENTRIES = (CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, CONV2D_DIRECT)
@@ -102,6 +103,21 @@ def test_hwc_weight_gradient_on_the_im2col_path_counts_the_bt_buffer():
     assert ig.footprint["i2c_buffer"] == 4 * g.Co * g.Hk * g.Wk * g.H * g.W
     chw = next(c for c in CONV2D_KERNEL_SWEEP.cases() if c.step == "wg" and not c.options["HWC"])
     assert "bt_buffer" not in chw.footprint
+
+
+def test_step_bw_calls_bw_cl_on_both_paths_with_buffers_for_both_steps():
+    """bw (pulp_conv2d_*_bw_cl: WG, then IG, in the same buffers) reads x, W
+    and dy, writes dW (db) and dx, and needs the larger unrolling and
+    transpose of the two steps."""
+    assert {e.runner_op("fp32") for e in ENTRIES if "bw" in e.steps} == {"conv2d_fp32", "conv2d_direct_fp32"}
+    case = next(c for c in CONV2D_BW.cases() if c.options["HWC"] and c.options["bias"] and c.dtype == "fp32")
+    g = geometry(case)
+    assert CONV2D_BW.params(case)["step"] == 3
+    assert set(CONV2D_BW.reference(case, {k: np.ones(v) for k, v in CONV2D_BW.inputs(case).items()})) == \
+        {"dW", "db", "dx"}
+    assert case.footprint["i2c_buffer"] == 4 * max(g.Ci * g.Hk * g.Wk * g.Ho * g.Wo, g.Co * g.Hk * g.Wk * g.H * g.W)
+    assert case.footprint["bt_buffer"] == 4 * max(g.Co * g.Ho * g.Wo, g.Co * g.Ci * g.Hk * g.Wk)
+    assert {"input", "weights", "output_grad", "weight_grad", "bias_grad", "input_grad"} <= set(case.footprint)
 
 
 def test_runner_params_follow_the_case():

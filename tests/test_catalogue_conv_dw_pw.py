@@ -68,9 +68,18 @@ def test_direct_kernels_run_one_variant_per_core_count(entry):
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_every_shape_runs_in_both_layouts_and_every_step(entry):
+    assert entry.steps in (("fw", "wg", "ig"), ("bw",))
     for shape in entry.shapes:
         cases = {(c.step, c.options["HWC"]) for c in entry.cases() if c.shape == shape}
-        assert cases == set(itertools.product(("fw", "wg", "ig"), (0, 1))), shape
+        assert cases == set(itertools.product(entry.steps, (0, 1))), shape
+
+
+def test_every_bw_cl_entry_point_is_called_on_each_path():
+    """pulp_conv_pw/conv_dw/transp_conv2d_*_bw_cl, the calls a training step
+    makes, each have cases of step bw (the transposed one on both paths)."""
+    bw = {(e.name, e.runner_op("fp32")) for e in ENTRIES if "bw" in e.steps}
+    assert bw == {("conv_pw", "conv_pw_fp32"), ("conv_dw", "conv_dw_fp32"), ("transp_conv2d", "transp_conv2d_fp32"),
+                  ("transp_conv2d", "transp_conv2d_direct_fp32")}
 
 
 @pytest.mark.parametrize("entry", [CONV_DW, TRANSP_CONV2D_DIRECT], ids=lambda e: e.name)

@@ -55,8 +55,11 @@ def test_reduction_lengths_per_step(hwc):
     wg = conv.conv2d(inputs, g, "wg", hwc, 1)
     assert (wg["dW"].reduction, wg["db"].reduction) == (g.Ho * g.Wo, g.Ho * g.Wo)
     assert conv.conv2d(inputs, g, "ig", hwc, 0)["dx"].reduction == 4 * 3 * 2
+    bw = conv.conv2d(inputs, g, "bw", hwc, 1)   # one _bw_cl call: WG's outputs and IG's
+    assert {name: ref.reduction for name, ref in bw.items()} == {"dW": g.Ho * g.Wo, "db": g.Ho * g.Wo,
+                                                                 "dx": 4 * 3 * 2}
     with pytest.raises(ValueError, match="no step"):
-        conv.conv2d(inputs, g, "bw", hwc, 0)
+        conv.conv2d(inputs, g, "bwd", hwc, 0)
 
 
 @pytest.mark.parametrize("g", GEOMETRIES, ids=_ids)

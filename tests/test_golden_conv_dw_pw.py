@@ -157,5 +157,21 @@ def test_pointwise_is_a_matmul_over_the_pixels_with_weights_co_ci_in_chw_and_ci_
 
 def test_every_reference_rejects_an_unknown_step():
     inputs = {"x": rand(1, 1, 1), "W": rand(1, 1), "dy": rand(1, 1, 1)}
-    with pytest.raises(ValueError, match="'bw'"):
-        conv_dw_pw.pointwise(inputs, "bw", 0)
+    with pytest.raises(ValueError, match="'bwd'"):
+        conv_dw_pw.pointwise(inputs, "bwd", 0)
+
+
+@pytest.mark.parametrize("hwc", [0, 1])
+def test_bw_is_both_gradients_of_wg_and_ig(hwc):
+    """Step bw (one _bw_cl call) has WG's outputs and IG's, each as that step gives it."""
+    inputs = {"x": rand(2, 3, 3), "W": rand(2, 2, 2, 2), "b": rand(2), "dy": rand(2, 4, 4)}   # Ci = Co = 2, 2x2
+    if hwc:
+        inputs = {"x": inputs["x"].transpose(1, 2, 0), "W": inputs["W"].transpose(0, 2, 3, 1), "b": inputs["b"],
+                  "dy": inputs["dy"].transpose(1, 2, 0)}
+    args = (hwc, (1, 1), (0, 0, 0, 0), 1)
+    bw = conv_dw_pw.transposed(inputs, "bw", *args)
+    one_by_one = {**conv_dw_pw.transposed(inputs, "wg", *args), **conv_dw_pw.transposed(inputs, "ig", *args)}
+    assert sorted(bw) == sorted(one_by_one) == ["dW", "db", "dx"]
+    for name, ref in bw.items():
+        np.testing.assert_array_equal(ref.value, one_by_one[name].value)
+        assert ref.reduction == one_by_one[name].reduction

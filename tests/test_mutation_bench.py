@@ -107,6 +107,9 @@ def test_every_family_names_entries_that_its_modules_have():
         assert any(pattern.fullmatch(n) for n in names), f"{family.name}: no entry of {family.modules} matches"
         for alternative in family.entries.split("|"):
             assert alternative == ".*" or alternative in names, f"{family.name}: no entry {alternative!r}"
+        training = {e.name for e in __import__("suite.catalogue.training", fromlist=["ENTRIES"]).ENTRIES}
+        for run in filter(None, family.training.split("|")):
+            assert run in training, f"{family.name}: no training run {run!r}"
 
 
 def test_the_sample_reaches_every_family_and_follows_its_seed():

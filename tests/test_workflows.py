@@ -176,7 +176,8 @@ def test_the_concurrency_job_runs_the_passes_of_ci_run():
             assert run.startswith("./ptl regress --concurrency-slice 1 "), run
             sanitize = re.search(r"--sanitize (\S+)", run)
             passes.append((step.get("env", {}).get("PTL_TEAM_ORDER", "free"), sanitize and sanitize.group(1)))
-            assert passes[1:] == [] or step.get("if") == "${{ !cancelled() }}", f"{step['name']} runs only if the last passed"
+            assert passes[1:] == [] or step.get("if") == "${{ !cancelled() }}", \
+                f"{step['name']} runs only if the pass before it passed"
     assert passes == [("free", "thread")] + [(order, None) for order in orders]
 
 

@@ -20,7 +20,11 @@ is not the identity:
 - each size check of the API is exercised on each blob it names, inputs and
   outputs, one at a time (residual: `mismatch`);
 - random numbers are checked over long streams of one generator, not only
-  the first draw of a freshly seeded one (random_stream).
+  the first draw of a freshly seeded one, and from every kind of state the
+  API allows a caller to hand it (random_stream: seeded, index 17, index 0
+  and 9);
+- every public entry point is called by some case, the wrappers that chain
+  two steps too (a layer's _bw_cl: step bw), not only the steps they chain.
 
 Edge values go through the entry's `input_values` (part of the golden key).
 """

@@ -14,7 +14,10 @@ strides sh, sw, padding L, R, U, D. The conv2d entries split the work:
                                    kernels, Ho = Wo = 1, primes) with one
                                    row-split and one column-split kernel, DMA
                                    unrolling on and off;
-  conv2d, im2col=0                 the direct kernels on every shape.
+  conv2d, im2col=0                 the direct kernels on every shape;
+  conv2d, step bw                  both gradients from one _bw_cl call
+                                   (the entry point a training step calls),
+                                   on both paths, a few shapes.
 
 Realistic TinyML layer: a 3x3 conv, 16 -> 32 channels, padding 1, on 16x16.
 On the default 64 KiB L1 it does not fit on the im2col path in FP32 or FP16
@@ -85,6 +88,9 @@ BLOCKTRANSP_SHAPES = tuple(dict(Ci=ci, Co=co, Hk=hk, Wk=wk) for ci, co, hk, wk i
 ))
 
 STEPS = ("fw", "wg", "ig")
+# The runner's step param; bw is both gradients from one pulp_conv2d_*_bw_cl
+# call (WG, then IG, in the same work buffers), as a training step calls it.
+STEP_CODES = {"fw": 0, "wg": 1, "ig": 2, "bw": 3}
 DTYPES = ("fp32", "fp16", "bf16")
 # Unrollings only copy elements: the two 16-bit formats run the same code.
 COPY_DTYPES = ("fp32", "bf16")
@@ -131,7 +137,7 @@ def _conv_features(case: Case) -> tuple[str, ...]:
     g, o = geometry(case), case.options
     if not o["im2col"]:
         return ("hwc_direct",) if o["HWC"] else ()
-    features = _mod0_features(g, o["HWC"]) if case.step in ("fw", "wg") else []
+    features = _mod0_features(g, o["HWC"]) if case.step in ("fw", "wg", "bw") else []
     # The published layer has DMA only where it unrolls with pulp_im2row_fp32: HWC FW.
     if o["dma"] and not (case.dtype == "fp32" and o["HWC"] and case.step == "fw"):
         features.append("dma_im2col")
@@ -161,7 +167,7 @@ def _conv_applies(case: Case) -> bool:
 def _conv_params(case: Case) -> dict[str, int]:
     """conv2d (the im2col path) or conv2d_direct params, named as ops_conv2d.c names them."""
     o = case.options
-    params = {**geometry(case).params(), "HWC": o["HWC"], "USE_BIASES": o["bias"], "step": STEPS.index(case.step)}
+    params = {**geometry(case).params(), "HWC": o["HWC"], "USE_BIASES": o["bias"], "step": STEP_CODES[case.step]}
     if o["im2col"]:
         params["USE_DMA_IM2COL"] = o["dma"]
     return params
@@ -171,23 +177,27 @@ def _conv_footprint(case: Case) -> dict[str, int]:
     """Bytes per buffer, as the step allocates them (pulp_conv2d_fp32.h)."""
     g, o = geometry(case), case.options
     n_in, n_w, n_out = g.Ci * g.H * g.W, g.Co * g.Ci * g.Hk * g.Wk, g.Co * g.Ho * g.Wo
-    parts = {
+    by_step = {
         "fw": {"input": n_in, "weights": n_w, "output": n_out, "bias": g.Co * o["bias"]},
         "wg": {"input": n_in, "output_grad": n_out, "weight_grad": n_w, "bias_grad": g.Co * o["bias"]},
         "ig": {"output_grad": n_out, "weights": n_w, "input_grad": n_in},
-    }[case.step]
+    }
+    by_step["bw"] = {**by_step["wg"], **by_step["ig"]}
+    parts = by_step[case.step]
     if o["im2col"]:
-        parts["i2c_buffer"] = (g.Co * g.Hk * g.Wk * g.H * g.W if case.step == "ig"
-                               else g.Ci * g.Hk * g.Wk * g.Ho * g.Wo)
-        if case.step == "ig":
-            parts["bt_buffer"] = n_w          # the block-transposed weights
-        elif case.step == "wg" and o["HWC"]:
-            parts["bt_buffer"] = n_out        # dOut transposed to Co x Ho*Wo
+        i2c = {"fw": g.Ci * g.Hk * g.Wk * g.Ho * g.Wo, "ig": g.Co * g.Hk * g.Wk * g.H * g.W}
+        bt = {"ig": n_w, "wg": n_out if o["HWC"] else 0}   # block-transposed weights; dOut as Co x Ho*Wo
+        i2c["wg"] = i2c["fw"]
+        i2c["bw"], bt["bw"] = max(i2c["wg"], i2c["ig"]), max(bt["wg"], bt["ig"])   # the same buffers, in turn
+        parts["i2c_buffer"] = i2c[case.step]
+        if bt.get(case.step):
+            parts["bt_buffer"] = bt[case.step]
     size = _element_bytes(case.dtype)
     return {name: count * size for name, count in parts.items() if count}
 
 
-def _conv_entry(shapes, im2col: int, dma: tuple[int, ...], cores, kernels=None, kernel_names=None) -> OpEntry:
+def _conv_entry(shapes, im2col: int, dma: tuple[int, ...], cores, kernels=None, kernel_names=None,
+                steps=STEPS) -> OpEntry:
     extra = {}
     if kernels is not None:
         extra["kernels"] = kernels
@@ -198,7 +208,7 @@ def _conv_entry(shapes, im2col: int, dma: tuple[int, ...], cores, kernels=None, 
         name="conv2d",
         unit="conv2d",
         runner_op=lambda dtype: f"{op}_{_suffix(dtype)}",
-        steps=STEPS,
+        steps=steps,
         dtypes=DTYPES,
         shapes=shapes,
         options={"HWC": (0, 1), "bias": (0, 1), "dma": dma, "im2col": (im2col,)},
@@ -221,6 +231,14 @@ CONV2D_SHAPE_SWEEP = _conv_entry(SHAPE_SWEEP + REALISTIC_TILE_8 + REALISTIC_FULL
                                  cores=(1, 8), kernels=lambda dtype, step: _SHAPE_SWEEP_KERNELS[dtype])
 CONV2D_DIRECT = _conv_entry(SHAPE_SWEEP + KERNEL_SWEEP + REALISTIC, im2col=0, dma=(0,), cores=(1, 3, 8),
                             kernels=lambda dtype, step: (0,), kernel_names=lambda dtype: ("direct",))
+# bw: the API's pulp_conv2d_*_bw_cl, which a training step calls and no step
+# above reaches; both paths, on the kernel-sweep shape and the geometries with
+# asymmetric pads and per-axis strides.
+BW_SHAPES = KERNEL_SWEEP + SHAPE_SWEEP[2:5]
+CONV2D_BW = _conv_entry(BW_SHAPES, im2col=1, dma=(0,), cores=(1, 8),
+                        kernels=lambda dtype, step: _SHAPE_SWEEP_KERNELS[dtype], steps=("bw",))
+CONV2D_BW_DIRECT = _conv_entry(BW_SHAPES, im2col=0, dma=(0,), cores=(1, 3, 8), kernels=lambda dtype, step: (0,),
+                               kernel_names=lambda dtype: ("direct",), steps=("bw",))
 
 
 # ---- the unrollings --------------------------------------------------------------------
@@ -299,4 +317,5 @@ BLOCKTRANSP = OpEntry(
     kernel_names=lambda dtype: ("direct",),
 )
 
-ENTRIES = [CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, CONV2D_DIRECT, IM2COL, IM2ROW, BLOCKTRANSP]
+ENTRIES = [CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, CONV2D_DIRECT, CONV2D_BW, CONV2D_BW_DIRECT, IM2COL, IM2ROW,
+           BLOCKTRANSP]

@@ -15,6 +15,8 @@ The matmul-based layers split their variants as the conv2d catalogue does:
                  kernel (the largest tiles);
   direct         (transposed conv, USE_IM2COL = 0) every shape.
 The depthwise convolution has direct kernels only: one variant per core count.
+Step bw (both gradients from one _bw_cl call, the entry point a training
+step calls, which no other step reaches) runs on a few shapes of each.
 
 Every reduction stays below 128 terms, so that the bfloat16 error bound
 means something (harness/compare.py).
@@ -35,10 +37,15 @@ Pointwise HWC is published: its weights are Ci x Co there.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from golden import conv_dw_pw
 from harness.cases import Case, OpEntry
 
 STEPS = ("fw", "wg", "ig")
+# The runner's step param; bw is both gradients from one _bw_cl call (WG,
+# then IG, in the same work buffers), as a training step calls it.
+STEP_CODES = {"fw": 0, "wg": 1, "ig": 2, "bw": 3}
 DTYPES = ("fp32", "fp16", "bf16")
 
 
@@ -59,7 +66,8 @@ def _geometry(s: dict) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
 
 
 # What each step reads and writes, by tensor name.
-TOUCHED = {"fw": ("x", "W", "y"), "wg": ("x", "dy", "dW"), "ig": ("W", "dy", "dx")}
+TOUCHED = {"fw": ("x", "W", "y"), "wg": ("x", "dy", "dW"), "ig": ("W", "dy", "dx"),
+           "bw": ("x", "W", "dy", "dW", "dx")}
 
 
 def _l1(case: Case, elements: dict[str, int], names: tuple[str, ...]) -> dict[str, int]:
@@ -91,13 +99,12 @@ def _pw_inputs(c: Case) -> dict[str, tuple[int, ...]]:
 
 def pw_transpose_elements(c: Case) -> int:
     """transpose_buffer as the published contract sizes it (shared/TRAINLIB_API.md):
-    Ci*Co for IG in both layouts, Ci*H*W for WG in HWC, else unused."""
+    Ci*Co for IG in both layouts, Ci*H*W for WG in HWC, else unused; bw
+    the larger of WG's and IG's."""
     s, hwc = c.shape, c.options["HWC"]
-    if c.step == "ig":
-        return s["Ci"] * s["Co"]
-    if c.step == "wg" and hwc:
-        return s["Ci"] * s["H"] * s["W"]
-    return 0
+    ig = s["Ci"] * s["Co"] if c.step in ("ig", "bw") else 0
+    wg = s["Ci"] * s["H"] * s["W"] if c.step in ("wg", "bw") and hwc else 0
+    return max(ig, wg)
 
 
 def _pw_footprint(c: Case) -> dict[str, int]:
@@ -110,15 +117,15 @@ def _pw_footprint(c: Case) -> dict[str, int]:
 def _pw_params(c: Case) -> dict[str, int]:
     s = c.shape
     return {"Ci": s["Ci"], "Co": s["Co"], "H": s["H"], "W": s["W"], "HWC": c.options["HWC"],
-            "step": STEPS.index(c.step)}
+            "step": STEP_CODES[c.step]}
 
 
-def _pointwise(shapes, **variants) -> OpEntry:
+def _pointwise(shapes, steps=STEPS, **variants) -> OpEntry:
     return OpEntry(
         name="conv_pw",
         unit="conv_pw",
         runner_op=lambda dtype: f"conv_pw_{_suffix(dtype)}",
-        steps=STEPS,
+        steps=steps,
         dtypes=DTYPES,
         shapes=shapes,
         options={"HWC": (0, 1)},
@@ -133,6 +140,9 @@ def _pointwise(shapes, **variants) -> OpEntry:
 
 CONV_PW_KERNEL_SWEEP = _pointwise(PW_KERNEL_SWEEP)
 CONV_PW_SHAPE_SWEEP = _pointwise(PW_SHAPE_SWEEP, kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
+# bw: pulp_conv_pw_*_bw_cl, the entry point a training step calls.
+CONV_PW_BW = _pointwise(PW_KERNEL_SWEEP[:2] + PW_SHAPE_SWEEP[1:2], steps=("bw",),
+                        kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
 
 
 # ---- depthwise -------------------------------------------------------------------
@@ -177,7 +187,7 @@ def _dw_params(c: Case) -> dict[str, int]:
     s = c.shape
     return {"C": s["C"], "H": s["H"], "W": s["W"], "Hk": s["Hk"], "Wk": s["Wk"],
             "stride_h": s["sh"], "stride_w": s["sw"], "Lpad": s["L"], "Rpad": s["R"], "Upad": s["U"],
-            "Dpad": s["D"], "HWC": c.options["HWC"], "step": STEPS.index(c.step)}
+            "Dpad": s["D"], "HWC": c.options["HWC"], "step": STEP_CODES[c.step]}
 
 
 CONV_DW = OpEntry(
@@ -196,6 +206,8 @@ CONV_DW = OpEntry(
     footprint=_dw_footprint,
     features=lambda c: ("hwc_depthwise",) if c.options["HWC"] else (),
 )
+# bw: pulp_conv_dw_*_bw_cl, the entry point a training step calls.
+CONV_DW_BW = replace(CONV_DW, steps=("bw",), shapes=DW_SHAPES[1:6])
 
 
 # ---- transposed convolution -----------------------------------------------------
@@ -246,8 +258,8 @@ def tc_buffer_elements(c: Case) -> dict[str, int]:
     taps = s["Hk"] * s["Wk"]
     if c.step == "fw":
         return {"i2c_buffer": s["Ci"] * taps * Ho * Wo, "bt_buffer": 0 if hwc else s["Ci"] * s["Co"] * taps}
-    return {"i2c_buffer": s["Co"] * taps * s["H"] * s["W"],
-            "bt_buffer": s["Ci"] * s["H"] * s["W"] if c.step == "wg" and hwc else 0}
+    return {"i2c_buffer": s["Co"] * taps * s["H"] * s["W"],   # bw: WG's and IG's, the same size
+            "bt_buffer": s["Ci"] * s["H"] * s["W"] if c.step in ("wg", "bw") and hwc else 0}
 
 
 def _tc_footprint(c: Case) -> dict[str, int]:
@@ -257,7 +269,7 @@ def _tc_footprint(c: Case) -> dict[str, int]:
     w = s["Ci"] * s["Co"] * s["Hk"] * s["Wk"]
     elements = {"x": x, "dx": x, "y": y, "dy": y, "W": w, "dW": w, "b": s["Co"], "db": s["Co"],
                 **tc_buffer_elements(c)}
-    bias = {"fw": ("b",), "wg": ("db",), "ig": ()}[c.step] if c.options["bias"] else ()
+    bias = {"fw": ("b",), "wg": ("db",), "ig": (), "bw": ("db",)}[c.step] if c.options["bias"] else ()
     return _l1(c, elements, TOUCHED[c.step] + bias + ("i2c_buffer", "bt_buffer"))
 
 
@@ -266,14 +278,14 @@ def _tc_params(c: Case) -> dict[str, int]:
     return {"Ci": s["Ci"], "H": s["H"], "W": s["W"], "Co": s["Co"], "Hk": s["Hk"], "Wk": s["Wk"],
             "stride_h": s["sh"], "stride_w": s["sw"], "inLpad": s["L"], "inRpad": s["R"], "inUpad": s["U"],
             "inDpad": s["D"], "HWC": c.options["HWC"], "USE_BIASES": c.options["bias"],
-            "step": STEPS.index(c.step)}
+            "step": STEP_CODES[c.step]}
 
 
 def _tc_features(c: Case) -> tuple[str, ...]:
     return (("transp_im2col",) if c.options["im2col"] else ()) + (("hwc_transp",) if c.options["HWC"] else ())
 
 
-def _transposed(shapes, im2col: int, cores=(1, 3, 8), **variants) -> OpEntry:
+def _transposed(shapes, im2col: int, cores=(1, 3, 8), steps=STEPS, **variants) -> OpEntry:
     # USE_IM2COL is the runner op: transp_conv2d (1) takes a kernel index,
     # transp_conv2d_direct (0) none.
     op = "transp_conv2d" if im2col else "transp_conv2d_direct"
@@ -281,7 +293,7 @@ def _transposed(shapes, im2col: int, cores=(1, 3, 8), **variants) -> OpEntry:
         name="transp_conv2d",
         unit="transp_conv2d",
         runner_op=lambda dtype: f"{op}_{_suffix(dtype)}",
-        steps=STEPS,
+        steps=steps,
         dtypes=DTYPES,
         shapes=shapes,
         options={"HWC": (0, 1), "bias": (0, 1), "im2col": (im2col,)},
@@ -303,6 +315,13 @@ TRANSP_CONV2D_SHAPE_SWEEP = _transposed(TC_SHAPE_SWEEP, 1, kernels=lambda dtype,
 # USE_IM2COL = 0: the direct kernels.
 TRANSP_CONV2D_DIRECT = _transposed(TC_SHAPES, 0, cores=(1, 2, 3, 4, 7, 8), kernels=lambda dtype, step: (0,),
                                    kernel_names=lambda dtype: ("direct",))
+# bw: pulp_transp_conv2d_*_bw_cl, the entry point a training step calls, on
+# both paths.
+TC_BW_SHAPES = TC_KERNEL_SWEEP[:1] + TC_SHAPE_SWEEP[1:3]
+TRANSP_CONV2D_BW = _transposed(TC_BW_SHAPES, 1, steps=("bw",), kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
+TRANSP_CONV2D_BW_DIRECT = _transposed(TC_BW_SHAPES, 0, steps=("bw",), kernels=lambda dtype, step: (0,),
+                                      kernel_names=lambda dtype: ("direct",))
 
-ENTRIES = [CONV_PW_KERNEL_SWEEP, CONV_PW_SHAPE_SWEEP, CONV_DW,
-           TRANSP_CONV2D_KERNEL_SWEEP, TRANSP_CONV2D_SHAPE_SWEEP, TRANSP_CONV2D_DIRECT]
+ENTRIES = [CONV_PW_KERNEL_SWEEP, CONV_PW_SHAPE_SWEEP, CONV_PW_BW, CONV_DW, CONV_DW_BW,
+           TRANSP_CONV2D_KERNEL_SWEEP, TRANSP_CONV2D_SHAPE_SWEEP, TRANSP_CONV2D_DIRECT, TRANSP_CONV2D_BW,
+           TRANSP_CONV2D_BW_DIRECT]

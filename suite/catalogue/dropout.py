@@ -91,7 +91,9 @@ RANDOM_BERNOULLI = OpEntry(
 # of the seeded state. The public genRandLong / genRandFloat stream reads
 # every word and every twist: 4000 draws (250 twists) of one generator per
 # seed, bit exact against the model; index 17 takes the documented reseed
-# with 4357 on the first draw.
+# with 4357 on the first draw; index 0 and 9 are states a caller set
+# (pulp_random.h: no twist below 16), whose first draws read mt[0] and mt[9]
+# of the seeded state as they are.
 RANDOM_STREAM = OpEntry(
     name="random_stream",
     unit="dropout",
@@ -99,8 +101,9 @@ RANDOM_STREAM = OpEntry(
     steps=("fw",),
     dtypes=("fp32",),
     shapes=(dict(n=4000),),
-    options={"seed": (0, 1, 5489, 2147483647), "index": (16, 17)},
-    applies=lambda c: c.options["index"] == 16 or c.options["seed"] == 1,   # the reseed ignores the seed
+    options={"seed": (0, 1, 5489, 2147483647), "index": (16, 17, 0, 9)},
+    # the reseed ignores the seed; one seed shows a caller's index
+    applies=lambda c: c.options["index"] == 16 or c.options["seed"] == 1,
     inputs=lambda c: {},
     params=lambda c: {"n": c.shape["n"], **c.options},
     reference=lambda c, inputs: dropout.random_stream(c.shape["n"], c.options["seed"], c.options["index"]),

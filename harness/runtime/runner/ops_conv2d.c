@@ -37,7 +37,9 @@
 #define BLOCKTRANSP_INPUTS "W"
 #define BLOCKTRANSP_OUTPUTS "BT"
 
-enum { CONV_STEP_FW = 0, CONV_STEP_WG = 1, CONV_STEP_IG = 2 };
+/* BW: both gradients from one pulp_conv2d_*_bw_cl call (WG, then IG, in the
+ * same work buffers). */
+enum { CONV_STEP_FW = 0, CONV_STEP_WG = 1, CONV_STEP_IG = 2, CONV_STEP_BW = 3 };
 
 struct conv_geometry {
     int Ci, H, W, Co, Hk, Wk, sh, sw, L, R, U, D, hwc;
@@ -89,9 +91,14 @@ static uint32_t i2c_count(const struct conv_geometry *g, int mod)
 }
 
 /* Elements of bt_buffer (0: the step does not use it): the block-transposed
- * weights for IG, the transposed output gradient for WG in HWC. */
+ * weights for IG, the transposed output gradient for WG in HWC; BW the
+ * larger of the two. */
 static uint32_t bt_count(const struct conv_geometry *g, int step)
 {
+    if (step == CONV_STEP_BW) {
+        const uint32_t wg = bt_count(g, CONV_STEP_WG), ig = bt_count(g, CONV_STEP_IG);
+        return wg > ig ? wg : ig;
+    }
     if (step == CONV_STEP_IG)
         return g->n_w;
     return step == CONV_STEP_WG && g->hwc ? g->n_out : 0;
@@ -114,7 +121,7 @@ static int no_memory(uint32_t vi)
 struct conv2d_buffers {
     PTL_T *x, *w, *b, *dy;   /* input copies */
     PTL_T *i2c, *bt;         /* work buffers */
-    PTL_T *out, *db;         /* outputs: y, dW or dx; db */
+    PTL_T *out, *db, *dx;    /* outputs: y, dW or dx; db; BW's dx */
     uint32_t n_i2c, n_bt, n_out;
 };
 
@@ -128,6 +135,7 @@ static void conv2d_free(uint32_t vi, struct conv2d_buffers *b, const struct conv
     ptl_scratch_release(vi, PTL_DTYPE, b->bt, b->n_bt);
     ptl_scratch_release(vi, PTL_DTYPE, b->out, b->n_out);
     ptl_scratch_release(vi, PTL_DTYPE, b->db, (uint32_t)g->Co);
+    ptl_scratch_release(vi, PTL_DTYPE, b->dx, g->n_in);
 }
 
 static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint32_t vi, int use_im2col,
@@ -138,12 +146,14 @@ static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint3
     if (status)
         return status;
     const int use_bias = ptl_param(c, "USE_BIASES", vi), step = ptl_param(c, "step", vi);
-    if (step < CONV_STEP_FW || step > CONV_STEP_IG || (use_bias != 0 && use_bias != 1) ||
+    if (step < CONV_STEP_FW || step > CONV_STEP_BW || (use_bias != 0 && use_bias != 1) ||
         (use_im2col != 0 && use_im2col != 1) || (use_dma != 0 && use_dma != 1)) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv2d: step must be 0, 1 or 2, and the USE_ flags 0 or 1");
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv2d: step must be 0 to 3, and the USE_ flags 0 or 1");
         return PTL_ERR_BAD_CASE;
     }
-    const int fw = step == CONV_STEP_FW, wg = step == CONV_STEP_WG, ig = step == CONV_STEP_IG;
+    const int fw = step == CONV_STEP_FW, bw = step == CONV_STEP_BW;
+    const int wg = step == CONV_STEP_WG || bw, ig = step == CONV_STEP_IG || bw;
+    const uint32_t i2c_wg = i2c_count(&g, 0), i2c_ig = i2c_count(&g, 1);
     const int reads_x = fw || wg, reads_w = fw || ig, reads_b = fw && use_bias, reads_dy = wg || ig;
     const int with_db = wg && use_bias;
     struct conv2d_buffers buf = {
@@ -151,7 +161,7 @@ static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint3
         .w = reads_w ? ptl_input(c, "W", PTL_DTYPE, g.n_w, vi) : NULL,
         .b = reads_b ? ptl_input(c, "b", PTL_DTYPE, (uint32_t)g.Co, vi) : NULL,
         .dy = reads_dy ? ptl_input(c, "dy", PTL_DTYPE, g.n_out, vi) : NULL,
-        .n_i2c = use_im2col ? i2c_count(&g, ig) : 0,
+        .n_i2c = !use_im2col ? 0 : bw ? (i2c_wg > i2c_ig ? i2c_wg : i2c_ig) : ig ? i2c_ig : i2c_wg,
         .n_bt = use_im2col ? bt_count(&g, step) : 0,
         .n_out = fw ? g.n_out : wg ? g.n_w : g.n_in,
     };
@@ -163,11 +173,12 @@ static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint3
     buf.bt = buf.n_bt ? ptl_scratch_alloc(PTL_DTYPE, buf.n_bt) : NULL;
     buf.out = ptl_output_alloc(PTL_DTYPE, buf.n_out);
     buf.db = with_db ? ptl_output_alloc(PTL_DTYPE, (uint32_t)g.Co) : NULL;
-    if ((buf.n_i2c && !buf.i2c) || (buf.n_bt && !buf.bt) || !buf.out || (with_db && !buf.db)) {
+    buf.dx = bw ? ptl_output_alloc(PTL_DTYPE, g.n_in) : NULL;
+    if ((buf.n_i2c && !buf.i2c) || (buf.n_bt && !buf.bt) || !buf.out || (with_db && !buf.db) || (bw && !buf.dx)) {
         conv2d_free(vi, &buf, &g);
         return no_memory(vi);
     }
-    struct PTL_S(blob) input = {.data = buf.x, .diff = ig ? buf.out : NULL, .dim = (int)g.n_in,
+    struct PTL_S(blob) input = {.data = buf.x, .diff = bw ? buf.dx : ig ? buf.out : NULL, .dim = (int)g.n_in,
                                 .W = g.W, .H = g.H, .C = g.Ci};
     struct PTL_S(blob) coeff = {.data = buf.w, .diff = wg ? buf.out : NULL, .dim = (int)g.n_w,
                                 .W = g.Wk, .H = g.Hk, .C = g.Ci};
@@ -200,13 +211,15 @@ static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint3
     ptl_measure_begin(vi);
     if (fw)
         PTL_F(pulp_conv2d_, _fw_cl)(&args);
+    else if (bw)
+        PTL_F(pulp_conv2d_, _bw_cl)(&args);
     else if (wg)
         PTL_F(pulp_conv2d_, _bw_param_grads_cl)(&args);
     else
         PTL_F(pulp_conv2d_, _bw_input_grads_cl)(&args);
     ptl_measure_end(vi);
-    PTL_T *out = buf.out, *db = buf.db;
-    buf.out = buf.db = NULL; /* emitted below, not released */
+    PTL_T *out = buf.out, *db = buf.db, *dx = buf.dx;
+    buf.out = buf.db = buf.dx = NULL; /* emitted below, not released */
     status = ptl_scratch_release(vi, PTL_DTYPE, buf.i2c, buf.n_i2c);
     status = first_error(status, ptl_scratch_release(vi, PTL_DTYPE, buf.bt, buf.n_bt));
     buf.i2c = buf.bt = NULL;
@@ -214,6 +227,8 @@ static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint3
     status = first_error(status, ptl_output_emit(c, fw ? "y" : wg ? "dW" : "dx", vi, PTL_DTYPE, out, buf.n_out));
     if (with_db)
         status = first_error(status, ptl_output_emit(c, "db", vi, PTL_DTYPE, db, (uint32_t)g.Co));
+    if (bw)
+        status = first_error(status, ptl_output_emit(c, "dx", vi, PTL_DTYPE, dx, g.n_in));
     return status;
 }
 

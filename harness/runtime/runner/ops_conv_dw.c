@@ -1,6 +1,7 @@
 /*
- * Runner ops of the depthwise convolution: FW, WG and IG with direct kernels
- * (no matmul, so the variant's kernel is 0), forked inside the primitive.
+ * Runner ops of the depthwise convolution: FW, WG and IG, and BW (both
+ * gradients from one pulp_conv_dw_*_bw_cl call), with direct kernels (no
+ * matmul, so the variant's kernel is 0), forked inside the primitive.
  *
  * Compiled once per dtype (ptl_op_dtype.h). The params are the layer's
  * geometry, named as the API names its fields:
@@ -24,7 +25,7 @@
 #define CONV_DW_INPUTS "x W dy"
 #define CONV_DW_OUTPUTS "y dW dx"
 
-enum { DW_STEP_FW = 0, DW_STEP_WG = 1, DW_STEP_IG = 2 };
+enum { DW_STEP_FW = 0, DW_STEP_WG = 1, DW_STEP_IG = 2, DW_STEP_BW = 3 };
 
 struct dw_shape {
     int C, H, W, Hk, Wk, sh, sw, L, R, U, D, hwc, step;
@@ -50,10 +51,10 @@ static int dw_read_shape(const struct ptl_case *c, uint32_t vi, struct dw_shape 
     };
     const int ok = s->C > 0 && s->H > 0 && s->W > 0 && s->Hk > 0 && s->Wk > 0 && s->sh > 0 && s->sw > 0 &&
                    s->L >= 0 && s->R >= 0 && s->U >= 0 && s->D >= 0 && (s->hwc == 0 || s->hwc == 1) &&
-                   s->step >= DW_STEP_FW && s->step <= DW_STEP_IG;
+                   s->step >= DW_STEP_FW && s->step <= DW_STEP_BW;
     if (!ok || s->H + s->U + s->D < s->Hk || s->W + s->L + s->R < s->Wk) {
         ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv_dw: sizes and strides must be >= 1, pads >= 0, HWC 0 or 1, "
-                                             "step 0, 1 or 2, and the padded input at least as large as the kernel");
+                                             "step 0 to 3, and the padded input at least as large as the kernel");
         return PTL_ERR_BAD_CASE;
     }
     s->Ho = (s->H + s->U + s->D - s->Hk) / s->sh + 1;
@@ -87,7 +88,8 @@ static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t 
 #endif
     const uint32_t n_in = (uint32_t)(s.C * s.H * s.W), n_out = (uint32_t)(s.C * s.Ho * s.Wo);
     const uint32_t n_w = (uint32_t)(s.C * s.Hk * s.Wk);
-    const int fw = s.step == DW_STEP_FW, wg = s.step == DW_STEP_WG, ig = s.step == DW_STEP_IG;
+    const int fw = s.step == DW_STEP_FW, bw = s.step == DW_STEP_BW;
+    const int wg = s.step == DW_STEP_WG || bw, ig = s.step == DW_STEP_IG || bw;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     PTL_T *x = fw || wg ? op_frame_input(&f, "x", n_in) : NULL;
@@ -120,6 +122,8 @@ static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     ptl_measure_begin(vi);
     if (fw)
         PTL_F(pulp_conv_dw_, _fw_cl)(&args);
+    else if (bw)
+        PTL_F(pulp_conv_dw_, _bw_cl)(&args);
     else if (wg)
         PTL_F(pulp_conv_dw_, _bw_param_grads_cl)(&args);
     else

@@ -13,7 +13,8 @@
  * random_stream (FP32): n draws of one generator, as the public API gives
  * them (issue 25: streams, not first draws): seedRand(seed), its index then
  * set to `index` (16 as seeded; 17 makes the first genRandLong reseed with
- * 4357), then genRandLong n times, each 32-bit draw carried exactly as its
+ * 4357; below 16, a state a caller set, read from mt[index] on without a
+ * twist), then genRandLong n times, each 32-bit draw carried exactly as its
  * two 16-bit halves hi[i], lo[i]; and a second generator seeded alike gives
  * f[i] = genRandFloat, n times.
  */
@@ -107,8 +108,8 @@ static int run_random_stream(const struct ptl_case *c, struct ptl_variant v, uin
 {
     (void)v;
     const int n = ptl_param(c, "n", vi), seed = ptl_param(c, "seed", vi), index = ptl_param(c, "index", vi);
-    if (n < 1 || seed < 0 || (index != STATE_VECTOR_LENGTH && index != STATE_VECTOR_LENGTH + 1)) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "random_stream needs n >= 1, seed >= 0 and index 16 or 17");
+    if (n < 1 || seed < 0 || index < 0 || index > STATE_VECTOR_LENGTH + 1) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "random_stream needs n >= 1, seed >= 0 and index 0 to 17");
         return PTL_ERR_BAD_CASE;
     }
     struct op_frame f;
