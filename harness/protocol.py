@@ -63,6 +63,9 @@ class DecodedRun:
     # COUNTS records: per measured region, the per-core (cycles, instructions)
     # a target's program read itself (GVSOC); QEMU counts outside the program.
     region_counts: dict[int, tuple[list[int], list[int]]] = field(default_factory=dict)
+    # SPILL records: per measured region, the heap bytes that were in L2 while
+    # it ran (GVSOC); a region of such a target without one had none.
+    region_l2_bytes: dict[int, int] = field(default_factory=dict)
 
 
 def _records(output: bytes):
@@ -165,6 +168,13 @@ def _apply(run: DecodedRun, seq: int, kind: str, body: bytes) -> None:
         if region in run.region_counts:
             raise TransportError(f"record {seq}: a second COUNTS record for region {region}")
         run.region_counts[region] = (values[:n], values[n:])
+    elif kind == "S":
+        if len(body) != 8:
+            raise TransportError(f"record {seq}: SPILL body has {len(body)} bytes, not 8")
+        region, l2_bytes = struct.unpack("<II", body)
+        if region in run.region_l2_bytes:
+            raise TransportError(f"record {seq}: a second SPILL record for region {region}")
+        run.region_l2_bytes[region] = l2_bytes
     elif kind == "Z":
         (count,) = struct.unpack("<I", body)
         if count != seq:

@@ -323,6 +323,7 @@ class PtlPlugin:
                 unit=counters.unit if counters else self.target.capabilities.counter_unit,
                 latency=counters.latency if counters else None,
                 work=counters.work if counters else None,
+                l2_bytes=counters.l2_bytes if counters else None,
                 max_ulp=result.max_ulp, mean_ulp=None if result.mean_ulp is None else f"{result.mean_ulp:.3f}",
                 worst_error_ratio=None if result.worst_ratio is None else f"{result.worst_ratio:.3g}",
                 failure_class=result.failure.kind if result.failure else "",

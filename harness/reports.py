@@ -14,7 +14,7 @@ from pathlib import Path
 from golden.bundle import write_atomically
 
 CSV_COLUMNS = ["test_id", "outcome", "failure_class", "target", "family", "step", "dtype", "shape",
-               "options", "kernel", "kernel_index", "cores", "l1_bytes", "unit", "latency", "work", "max_ulp",
+               "options", "kernel", "kernel_index", "cores", "l1_bytes", "l2_bytes", "unit", "latency", "work", "max_ulp",
                "mean_ulp", "worst_error_ratio", "features", "expectation", "duration_s", "message", "perf",
                "compiler", "fp16_arithmetic", "library_fp16", "fp16_route",
                # a farm target's delivery (harness/targets/board.py): attempts, the boards in order,

@@ -41,6 +41,7 @@ class Counters:
     work: int | None = None      # sum over cores, where the target counts per core
     per_core: list[int] = field(default_factory=list)
     instructions: int | None = None  # sum over cores, where a cycle-counting target also counts them
+    l2_bytes: int | None = None      # heap bytes in L2 during the region, where the target's heap spills
 
 
 @dataclass
@@ -449,7 +450,8 @@ class Session:
         if out.region is not None and out.region in run.region_counts:
             # Counted by the program itself (COUNTS record): cycles, plus instructions.
             per_core, instructions = run.region_counts[out.region]
-            return Counters(unit, max(per_core), sum(per_core), list(per_core), sum(instructions))
+            return Counters(unit, max(per_core), sum(per_core), list(per_core), sum(instructions),
+                            run.region_l2_bytes.get(out.region, 0))
         return Counters(unit, out.elapsed or None)
 
 

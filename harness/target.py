@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -191,14 +192,35 @@ class Target(ABC):
         return choices[key]
 
 
+GROUP_GUARD = Path(__file__).with_name("group_guard.py")
+
+
 def run_command(argv: list[str], timeout: float, cwd: Path | None = None,
-                env: dict | None = None) -> RawRun:
+                env: dict | None = None, tree: bool = False) -> RawRun:
     """Run argv, killing its whole process group on timeout and keeping what
     it printed until then. It dies with this process, however this one dies
-    (harness/child_process.py)."""
+    (harness/child_process.py); with tree=True, so do the processes argv
+    starts (harness/group_guard.py), for a launcher that does not exec its
+    program."""
     start = time.monotonic()
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                               env=env, start_new_session=True, preexec_fn=die_with_parent())
+    if not tree:
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+                                   env=env, start_new_session=True, preexec_fn=die_with_parent())
+        return _finish(process, timeout, start)
+    guard_end, session_alive = os.pipe()   # the guard reads end-of-file when this process dies
+    try:
+        try:
+            process = subprocess.Popen([sys.executable, "-I", "-S", str(GROUP_GUARD), str(guard_end), *argv],
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
+                                       start_new_session=True, pass_fds=(guard_end,))
+        finally:
+            os.close(guard_end)
+        return _finish(process, timeout, start)
+    finally:
+        os.close(session_alive)
+
+
+def _finish(process: subprocess.Popen, timeout: float, start: float) -> RawRun:
     try:
         out, err = process.communicate(timeout=timeout)
         timed_out = False

@@ -31,8 +31,8 @@ GIT_BASE="${PTL_GVSOC_GIT_BASE:-https://github.com/gvsoc}"
 # The top repository's commit; the submodule commits are the ones its tree records.
 GVSOC_COMMIT=209c147cbd293d5c1590694e68c489122c777acc
 # What this script builds beyond upstream; the harness checks PREFIX/VERSION
-# for each (harness/targets/gvsoc.py, FEATURES).
-FEATURES="separate-fp-regfile cluster-fpus cache-flush"
+# for each (harness/targets/gvsoc.py reads this line).
+FEATURES="separate-fp-regfile cluster-fpus cache-flush fcvt-s-h-rounding"
 JOBS="${JOBS:-$(nproc)}"
 SRC="$PREFIX/src/gvsoc"
 
@@ -80,7 +80,7 @@ if grep -q SINGLE_REGFILE "$CORES"; then
     die "$CORES still selects the single register file; the patch no longer applies"
 fi
 
-# Two patches of ours (scripts/gvsoc/), each applied once:
+# Three patches of ours (scripts/gvsoc/), each applied once:
 # - cluster-fpus.patch (gvsoc-pulp): the cluster's FPU count as a run-time
 #   choice: upstream's 4 FPUs shared by the 8 cores (core i uses FPU i mod 4)
 #   unless PTL_GVSOC_CLUSTER_FPUS=8 gives every core its own, as on the
@@ -89,6 +89,10 @@ fi
 #   its pseudo-random replacement. The runtime flushes the instruction cache
 #   before every measured region, so a variant's cycles depend on nothing that
 #   ran before it (README, "The GVSOC target").
+# - fcvt-s-h-rounding.patch (gvsoc-core): fcvt.s.h's decoder also extracts
+#   the rounding-mode field its handler reads. Without it the handler read a
+#   stale immediate, and some FP16 runs stopped at random with GVSOC's
+#   "Unimplemented roudning mode nearest ties to max magnitude" (exit 255).
 PATCHES="$(dirname "$(realpath "$0")")/gvsoc"
 apply_once() {  # apply_once DIR PATCH MARKER-FILE MARKER
     if ! grep -q "$4" "$1/$3"; then
@@ -97,6 +101,7 @@ apply_once() {  # apply_once DIR PATCH MARKER-FILE MARKER
 }
 apply_once "$SRC/pulp" cluster-fpus.patch pulp/cpu/iss/pulp_iss_wrapper.cpp PTL_GVSOC_CLUSTER_FPUS
 apply_once "$SRC/core" cache-flush.patch models/cache/cache_impl.cpp "PTL patch"
+apply_once "$SRC/core" fcvt-s-h-rounding.patch models/cpu/iss/isa_gen/isa_smallfloats.py "PTL patch"
 
 log "Python packages into $PREFIX/venv"
 python3 -m venv "$PREFIX/venv"

@@ -124,24 +124,70 @@ def test_a_session_killed_mid_qemu_run_leaves_no_qemu_running(hanging_library, t
     assert left
 
 
-def test_a_child_started_with_die_with_parent_gets_sigkill_when_its_parent_dies(tmp_path):
-    """The mechanism on its own, with a sleeping child of a killed parent."""
-    marker = f"ptl-orphan-check-{os.getpid()}"
-    parent = subprocess.Popen([sys.executable, "-c", (
-        "import subprocess, sys, time\n"
-        "from harness.child_process import die_with_parent\n"
-        f"subprocess.Popen(['sleep', '300', '{marker}'], start_new_session=True, preexec_fn=die_with_parent())\n"
-        "time.sleep(300)\n")], cwd=ROOT)
+# A parent that starts PTL_CHILD_ARGV (JSON) through run_command, then sleeps;
+# the marker is in its environment, not its command line, so that only the
+# processes it starts mention it.
+PARENT = """
+import json, os, threading, time
+from harness.target import run_command
+argv = json.loads(os.environ["PTL_CHILD_ARGV"])
+threading.Thread(target=run_command, args=(argv, 600), kwargs={"tree": os.environ["PTL_TREE"] == "1"},
+                 daemon=True).start()
+time.sleep(300)
+"""
+SLEEPER = "import time; time.sleep(300)"
+# A launcher that does not exec its program: it starts it as its own child.
+LAUNCHER = f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, sys.argv[1] + '-run']); " \
+           f"time.sleep(300)"
+
+
+def orphans_after_killing_the_parent(child_argv: list[str], tree: bool, expect: list[str]) -> list[str]:
+    """Starts PARENT with child_argv, waits until every marker of expect runs,
+    kills the parent with SIGKILL, and returns the markers still running
+    5 s later (their processes are killed before returning)."""
+    import json
+    env = {**os.environ, "PTL_CHILD_ARGV": json.dumps(child_argv), "PTL_TREE": "1" if tree else "0"}
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], cwd=ROOT, env=env)
     try:
-        assert wait_for(lambda: processes_mentioning(marker), 30)
+        assert wait_for(lambda: all(processes_mentioning(m) for m in expect), 30), "the children never started"
         os.kill(parent.pid, signal.SIGKILL)
-        assert wait_for(lambda: not processes_mentioning(marker), 5), "the child outlived its parent"
+        wait_for(lambda: not any(processes_mentioning(m) for m in expect), 5)
+        return [m for m in expect if processes_mentioning(m)]
     finally:
         parent.kill()
         parent.wait()
-        for pid in processes_mentioning(marker):
-            os.kill(pid, signal.SIGKILL)
+        for m in expect:
+            for pid in processes_mentioning(m):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_child_started_with_die_with_parent_gets_sigkill_when_its_parent_dies():
+    """The mechanism on its own, with a sleeping child of a killed parent."""
+    marker = f"ptl-orphan-check-{os.getpid()}"
+    assert orphans_after_killing_the_parent([sys.executable, "-c", SLEEPER, marker], False, [marker]) == []
     assert die_with_parent() is not None   # Linux: the mechanism is there, not silently skipped
+
+
+def test_the_parent_death_signal_reaches_the_child_only_and_the_group_guard_the_whole_tree():
+    """GVSOC's launcher starts the simulator as its own child: the signal kills
+    the launcher and leaves the simulator running; run_command(tree=True)
+    (harness/group_guard.py) takes both along."""
+    launcher, program = f"ptl-launcher-{os.getpid()}", f"ptl-program-{os.getpid()}"
+    argv = [sys.executable, "-c", LAUNCHER, program, launcher]   # the program's marker: program + "-run"
+    running = [launcher, program + "-run"]
+    assert orphans_after_killing_the_parent(argv, False, running) == [program + "-run"]
+    assert orphans_after_killing_the_parent(argv, True, running) == []
+
+
+def test_a_guarded_command_keeps_its_output_and_its_exit_status_or_signal():
+    from harness.target import run_command
+    raw = run_command([sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr); sys.exit(7)"],
+                      60, tree=True)
+    assert (raw.output, raw.stderr, raw.returncode) == (b"out\n", b"err\n", 7)
+    raw = run_command([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"], 60, tree=True)
+    assert raw.returncode == -signal.SIGSEGV
+    raw = run_command([sys.executable, "-c", SLEEPER], 1, tree=True)
+    assert raw.timed_out and raw.returncode is None
 
 
 def scratch_dirs(tmpdir: Path) -> list[str]:

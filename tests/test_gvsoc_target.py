@@ -81,8 +81,8 @@ def test_target_gvsoc_without_gvsoc_stops_with_one_line_naming_the_install_scrip
 
 
 @pytest.mark.parametrize("version, missing", [
-    (None, "has no"), ("209c147 separate-fp-regfile cluster-fpus", "built without cache-flush"),
-    ("209c147", "built without separate-fp-regfile, cluster-fpus, cache-flush")])
+    (None, "has no"), ("209c147 separate-fp-regfile cluster-fpus cache-flush", "built without fcvt-s-h-rounding"),
+    ("209c147", "built without separate-fp-regfile, cluster-fpus, cache-flush, fcvt-s-h-rounding")])
 def test_a_gvsoc_without_what_the_install_script_adds_is_unavailable_and_says_to_rerun_it(tmp_path, version,
                                                                                             missing):
     launcher = fake_launcher(tmp_path / "prefix" / "bin" / "gvsoc")
@@ -90,7 +90,7 @@ def test_a_gvsoc_without_what_the_install_script_adds_is_unavailable_and_says_to
         (tmp_path / "prefix" / "VERSION").write_text(version + "\n")
     reason = gvsoc.missing_features_reason(launcher)
     assert missing in reason and "scripts/install-gvsoc.sh" in reason
-    (tmp_path / "prefix" / "VERSION").write_text("209c147 " + " ".join(gvsoc.FEATURES) + "\n")
+    (tmp_path / "prefix" / "VERSION").write_text("209c147 " + " ".join(gvsoc.features()) + "\n")
     assert gvsoc.missing_features_reason(launcher) is None
 
 
@@ -201,6 +201,39 @@ def test_a_counts_record_of_the_wrong_length_or_repeated_is_not_believed():
         decode_records(counts_line(0, good[:-4]))
     with pytest.raises(TransportError, match="second COUNTS record for region 0"):
         decode_records(counts_line(0, good) + counts_line(1, good))
+
+
+def spill_line(seq: int, body: bytes) -> bytes:
+    import zlib
+    crc = zlib.crc32(struct.pack("<I", seq) + b"S" + body)
+    return b"@PTL1 %08x S %s %08x\n" % (seq, body.hex().encode(), crc)
+
+
+def test_a_spill_record_gives_its_regions_l2_bytes_and_a_bad_one_is_not_believed():
+    good = struct.pack("<II", 3, 4096)
+    assert decode_records(spill_line(0, good)).region_l2_bytes == {3: 4096}
+    with pytest.raises(TransportError, match="SPILL body has 4 bytes"):
+        decode_records(spill_line(0, good[:4]))
+    with pytest.raises(TransportError, match="second SPILL record for region 3"):
+        decode_records(spill_line(0, good) + spill_line(1, good))
+
+
+def test_a_region_without_a_spill_record_ran_with_nothing_in_L2():
+    rec, raw = recording("matmul"), replay("matmul")
+    run = decode_records(raw.output, rec["payload_crc"])
+    this = SimpleNamespace(target=GvsocTarget())
+    assert [Session._counters(this, out, raw, run).l2_bytes for out in run.variants] == [0, 0]
+
+
+def test_a_case_too_large_for_L1_reports_what_of_its_heap_was_in_L2():
+    """57 KiB of buffers (conv2d IG's im2col), about 50 KiB of L1 heap: the
+    rest in L2, named by a SPILL record for the variant's region."""
+    rec, raw = recording("spill"), replay("spill")
+    run = decode_records(raw.output, rec["payload_crc"])
+    this = SimpleNamespace(target=GvsocTarget())
+    (out,) = run.variants
+    l2_bytes = Session._counters(this, out, raw, run).l2_bytes
+    assert out.status == 0 and 0 < l2_bytes < 58368, l2_bytes
 
 
 # ---- how a run ends ------------------------------------------------------------------------

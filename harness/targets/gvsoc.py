@@ -124,9 +124,14 @@ def missing_gvsoc_reason(environ: dict | None = None) -> str:
             f"then export {ENV_VAR}=PREFIX")
 
 
-# What the harness needs of a GVSOC beyond upstream, as scripts/install-gvsoc.sh
-# writes them into PREFIX/VERSION (its FEATURES).
-FEATURES = ("separate-fp-regfile", "cluster-fpus", "cache-flush")
+
+
+@lru_cache(maxsize=None)
+def features() -> tuple[str, ...]:
+    """What the harness needs of a GVSOC beyond upstream: the FEATURES that
+    scripts/install-gvsoc.sh builds and writes into PREFIX/VERSION."""
+    script = (Path(__file__).resolve().parents[2] / INSTALL_SCRIPT).read_text()
+    return tuple(re.search(r'^FEATURES="([^"]*)"$', script, re.M).group(1).split())
 
 
 def missing_features_reason(launcher: Path) -> str | None:
@@ -137,8 +142,8 @@ def missing_features_reason(launcher: Path) -> str | None:
         built = (prefix / "VERSION").read_text().split()[1:]
     except OSError:
         return (f"{launcher} has no {prefix / 'VERSION'}: the harness needs the GVSOC that {INSTALL_SCRIPT} "
-                f"builds ({', '.join(FEATURES)}); run {INSTALL_SCRIPT} [PREFIX]")
-    missing = [feature for feature in FEATURES if feature not in built]
+                f"builds ({', '.join(features())}); run {INSTALL_SCRIPT} [PREFIX]")
+    missing = [feature for feature in features() if feature not in built]
     if missing:
         return (f"the GVSOC at {prefix} was built without {', '.join(missing)}; run {INSTALL_SCRIPT} {prefix} "
                 f"again (it rebuilds only what changed)")
@@ -322,8 +327,9 @@ class GvsocTarget(RiscvCompiling, Target):
             image = elf_with_payload(image, payload, layout()["PTL_GVSOC_PAYLOAD_ADDR"])
         elf = workdir / ELF_NAME
         elf.write_bytes(elf_with_word(image, BUDGET_SYMBOL, self.cycle_budget or cycle_budget(case_id)))
+        # tree: GVSOC's launcher starts the simulator as its own child
         raw = run_command(gvsoc_argv(self.launcher, elf, shutil.which("stdbuf") is not None), timeout,
-                          cwd=workdir)
+                          cwd=workdir, tree=True)
         read_exit(raw)
         return raw
 

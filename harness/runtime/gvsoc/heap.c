@@ -9,6 +9,10 @@
  * First fit over an implicit list of blocks per arena (an 8-byte header:
  * size with the low bit marking "used"), free neighbours merged while
  * scanning. Only core 0 allocates (the runner); the library allocates nothing.
+ *
+ * The heap counts the bytes of its used L2 blocks (headers included), so
+ * that a measured region can say how much of what it may touch was in L2
+ * (ptl_gvsoc_heap_l2_bytes, the SPILL record).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -26,6 +30,7 @@ extern uint8_t __l1_heap_start[], __l1_heap_end[], __l2_heap_start[], __l2_heap_
 
 static struct arena arenas[2];
 static int ready;
+static uint32_t l2_used;
 
 static uint32_t *header_at(uint8_t *p) { return (uint32_t *)p; }
 static uint32_t block_size(uint8_t *p) { return *header_at(p) & ~USED; }
@@ -74,9 +79,12 @@ void *malloc(size_t n)
     }
     uint32_t need = (uint32_t)((n + 7u) & ~(size_t)7u) + HEADER;
     for (int i = 0; i < 2; i++) {
-        void *p = arena_alloc(&arenas[i], need);
-        if (p)
+        uint8_t *p = arena_alloc(&arenas[i], need);
+        if (p) {
+            if (i == 1)
+                l2_used += block_size(p - HEADER);
             return p;
+        }
     }
     errno = ENOMEM;
     return NULL;
@@ -84,9 +92,15 @@ void *malloc(size_t n)
 
 void free(void *ptr)
 {
-    if (ptr)
-        *header_at((uint8_t *)ptr - HEADER) &= ~USED;
+    if (!ptr)
+        return;
+    uint8_t *block = (uint8_t *)ptr - HEADER;
+    if (block >= arenas[1].start && block < arenas[1].end)
+        l2_used -= block_size(block);
+    *header_at(block) &= ~USED;
 }
+
+uint32_t ptl_gvsoc_heap_l2_bytes(void) { return l2_used; }
 
 void *calloc(size_t count, size_t size)
 {

@@ -109,5 +109,7 @@ void ptl_gvsoc_watch_region(int open);
 /* Per-core counters of the open measured region (team_eu.c). */
 void ptl_gvsoc_counts_begin(void);
 void ptl_gvsoc_counts_end(uint32_t cycles[PTL_GVSOC_CORES], uint32_t instructions[PTL_GVSOC_CORES]);
+/* Bytes of the heap's used blocks in L2, headers included (heap.c). */
+uint32_t ptl_gvsoc_heap_l2_bytes(void);
 
 #endif /* PTL_GVSOC_HW_H */

@@ -30,6 +30,9 @@ enum ptl_record_kind {
     PTL_REC_COUNTS = 'K',  /* u32 region, u32 n_cores, u32 cycles[n_cores], u32 instructions[n_cores]:
                               per-core counters of a measured region, from targets whose
                               program reads them itself (GVSOC) */
+    PTL_REC_SPILL = 'S',   /* u32 region, u32 l2_bytes: heap bytes in L2 while that region ran,
+                              from targets whose heap spills from L1 into L2 (GVSOC); sent only
+                              when not 0 */
 };
 
 /* Element types on the wire, shared with the payload format. */
@@ -56,6 +59,7 @@ void ptl_emit_describe(const char *text);
 void ptl_emit_crash(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval);
 void ptl_emit_counts(uint32_t region, uint32_t n_cores, const uint32_t *cycles,
                      const uint32_t *instructions);
+void ptl_emit_spill(uint32_t region, uint32_t l2_bytes);
 void ptl_emit_end(void);
 
 #endif /* PTL_PROTOCOL_H */

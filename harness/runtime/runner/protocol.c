@@ -159,6 +159,14 @@ void ptl_emit_counts(uint32_t region, uint32_t n_cores, const uint32_t *cycles,
     emit(PTL_REC_COUNTS, body, (size_t)(p - body));
 }
 
+void ptl_emit_spill(uint32_t region, uint32_t l2_bytes)
+{
+    uint8_t body[8], *p = body;
+    p = put_u32(p, region);
+    put_u32(p, l2_bytes);
+    emit(PTL_REC_SPILL, body, sizeof body);
+}
+
 void ptl_emit_end(void)
 {
     uint8_t body[4];
