@@ -1,6 +1,8 @@
 """harness/cases.py and suite/catalogue/linalg.py: the cases and variants the suite generates."""
+import importlib
 import itertools
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,17 @@ def test_variant_ids_are_unique_across_the_catalogue():
 def test_case_ids_are_unique_across_the_catalogue():
     ids = [c.id for entry in ENTRIES for c in entry.cases()]
     assert len(ids) == len(set(ids))
+
+
+def test_every_case_of_every_family_declares_its_footprint():
+    """What a case's tensors take is what --l1-bytes judges (not_fit) and what
+    GVSOC's heap places in L1, then L2 (the l2_bytes column)."""
+    folder = Path(__file__).resolve().parent.parent / "suite" / "catalogue"
+    families = sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_"))
+    assert len(families) >= 18, families
+    missing = [c.id for family in families for entry in importlib.import_module(f"suite.catalogue.{family}").ENTRIES
+               for c in entry.cases() if not c.footprint]
+    assert missing == []
 
 
 def test_matmul_and_linear_give_at_least_3000_variants():

@@ -32,6 +32,18 @@ def _matmul_applies(c) -> bool:
     return c.options["bias"] == 0 or (c.options["trans_B"] == 0 and c.shape in MATMUL_BIAS_SHAPES)
 
 
+def _element_bytes(c) -> int:
+    return 4 if c.dtype == "fp32" else 2
+
+
+def _matmul_footprint(c) -> dict[str, int]:
+    """Bytes of the tensors mm and mm_manager read and write (no buffers)."""
+    N, M, K = c.shape["N"], c.shape["M"], c.shape["K"]
+    bias = {MATMUL_BIAS["none"]: 0, MATMUL_BIAS["per_column"]: M, MATMUL_BIAS["per_row"]: N}[c.options["bias"]]
+    elements = {"A": N * K, "B": K * M, "C": N * M, "bias": bias}
+    return {name: n * _element_bytes(c) for name, n in elements.items() if n}
+
+
 def _matmul_inputs(c) -> dict[str, tuple[int, ...]]:
     N, M, K = c.shape["N"], c.shape["M"], c.shape["K"]
     return {"A": (N, K), "B": (M, K) if c.options["trans_B"] else (K, M),
@@ -51,6 +63,7 @@ MATMUL = OpEntry(
     params=lambda c: {"N": c.shape["N"], "M": c.shape["M"], "K": c.shape["K"], "trans_B": c.options["trans_B"],
                       "bias": c.options["bias"]},
     reference=lambda c, inputs: linalg.matmul(inputs, c.options["trans_B"], c.options["bias"]),
+    footprint=_matmul_footprint,
 )
 
 def _linear_footprint(c) -> dict[str, int]:
@@ -59,8 +72,7 @@ def _linear_footprint(c) -> dict[str, int]:
     elements = {"fw": {"x": i, "W": i * o, "y": o, "b": o * bias},
                 "wg": {"x": i, "dy": o, "dW": i * o, "db": o * bias},
                 "ig": {"W": i * o, "dy": o, "dx": i}}[c.step]
-    size = 4 if c.dtype == "fp32" else 2
-    return {name: n * size for name, n in elements.items() if n}
+    return {name: n * _element_bytes(c) for name, n in elements.items() if n}
 
 
 LINEAR = OpEntry(
