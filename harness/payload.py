@@ -8,11 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MAGIC = 0x504C5450  # "PTLP"
-VERSION = 1
+from harness import c_header
 
-DTYPE_F32, DTYPE_F16, DTYPE_I32 = 0, 1, 2
-MAX_PARAMS, MAX_TENSORS, MAX_CORES = 32, 16, 8
+MAGIC = c_header.number("ptl_runner.h", "PTL_PAYLOAD_MAGIC")   # "PTLP"
+VERSION = c_header.number("ptl_runner.h", "PTL_PAYLOAD_VERSION")
+
+DTYPE_F32, DTYPE_F16, DTYPE_I32 = (c_header.number("ptl_protocol.h", f"PTL_DTYPE_{name}") for name in ("F32", "F16", "I32"))
+MAX_PARAMS, MAX_TENSORS, MAX_CORES = (c_header.number("ptl_runner.h", f"PTL_MAX_{name}")
+                                      for name in ("PARAMS", "TENSORS", "CORES"))
 
 
 @dataclass(frozen=True)

@@ -14,17 +14,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from harness import c_header
+
 MARKER = b"@PTL1 "
-NO_VARIANT = 0xFFFFFFFF
+NO_VARIANT = c_header.number("ptl_protocol.h", "PTL_NO_VARIANT")
+# The record kinds, by the letter on the wire: PTL_REC_<NAME> = '<letter>'.
+_DTYPE_F16 = c_header.number("ptl_protocol.h", "PTL_DTYPE_F16")
+KINDS = {chr(letter): name for name, letter in c_header.prefixed("ptl_protocol.h", "PTL_REC_").items()}
 _LINE = re.compile(rb"@PTL1 ([0-9a-f]{8}) ([A-Z]) ([0-9a-f]*) ([0-9a-f]{8})\s*$")
 
-# Variant status codes (ptl_runner.h).
-STATUS_TEXT = {
-    0: "ok", 1: "bad case", 2: "out of memory", 3: "wrote outside a guarded buffer",
-    4: "core count or kernel index out of range", 5: "unknown op", 6: "unsupported by the library",
+# Variant status codes: the codes are ptl_runner.h's PTL_OK and PTL_ERR_*,
+# the words for a person are these (tests/test_protocol.py checks that each
+# code has words and each word a code).
+STATUS_WORDS = {
+    "OK": "ok", "ERR_BAD_CASE": "bad case", "ERR_NO_MEMORY": "out of memory",
+    "ERR_GUARD": "wrote outside a guarded buffer", "ERR_BAD_VARIANT": "core count or kernel index out of range",
+    "ERR_UNKNOWN_OP": "unknown op", "ERR_UNSUPPORTED": "unsupported by the library",
 }
-STATUS_GUARD = 3
-STATUS_UNSUPPORTED = 6
+STATUS_TEXT = {c_header.number("ptl_runner.h", f"PTL_{name}"): words for name, words in STATUS_WORDS.items()}
+STATUS_GUARD = c_header.number("ptl_runner.h", "PTL_ERR_GUARD")
+STATUS_UNSUPPORTED = c_header.number("ptl_runner.h", "PTL_ERR_UNSUPPORTED")
 
 
 class TransportError(Exception):
@@ -91,7 +100,10 @@ def _records(output: bytes):
         if seq != expected_seq:
             raise TransportError(f"record {expected_seq} is missing (next record seen is {seq})")
         expected_seq += 1
-        yield (seq, kind.decode(), body), None
+        letter = kind.decode()
+        if letter not in KINDS:
+            raise TransportError(f"record {seq} has unknown kind {letter!r}")
+        yield (seq, KINDS[letter], body), None
 
 
 def decode_records(output: bytes, expected_crc: int | None = None) -> DecodedRun:
@@ -109,7 +121,7 @@ def decode_records(output: bytes, expected_crc: int | None = None) -> DecodedRun
             _apply(run, seq, kind, body)
         except struct.error as exc:
             raise TransportError(f"record {seq} ({kind}) has a short body: {exc}") from None
-        if kind == "Z":
+        if kind == "END":
             run.complete = True
     if run.payload_crc is None and run.complete and not run.case_errors:
         raise TransportError("records arrived without a BEGIN record")
@@ -130,25 +142,25 @@ def _variant(run: DecodedRun, index: int) -> VariantOutput:
 
 
 def _apply(run: DecodedRun, seq: int, kind: str, body: bytes) -> None:
-    if kind == "B":
+    if kind == "BEGIN":
         run.payload_crc, run.n_variants = struct.unpack("<II", body)
         run.variants = [VariantOutput(i) for i in range(run.n_variants)]
-    elif kind == "V":
+    elif kind == "VARIANT":
         index, status, region, lo, hi = struct.unpack("<IiIII", body)
         v = _variant(run, index)
         v.status, v.elapsed = status, lo | hi << 32
         v.region = None if region == NO_VARIANT else region
         _assemble_tensors(v)
-    elif kind == "T":
+    elif kind == "TENSOR":
         index, tensor, dtype, total, first, n = struct.unpack_from("<6I", body)
         data = body[24:]
-        width = 2 if dtype == 1 else 4
+        width = 2 if dtype == _DTYPE_F16 else 4
         if len(data) != n * width or first + n > total:
             raise TransportError(f"record {seq}: tensor chunk size does not match its header")
         np_dtype = np.dtype("<u2") if width == 2 else np.dtype("<u4")
         _variant(run, index)._chunks.setdefault(tensor, []).append(
             (first, total, np.frombuffer(data, dtype=np_dtype)))
-    elif kind == "E":
+    elif kind == "ERROR":
         index, code = struct.unpack_from("<Ii", body)
         text = body[8:].decode("utf-8", "replace")
         message = f"{STATUS_TEXT.get(code, f'error {code}')}: {text}"
@@ -156,11 +168,11 @@ def _apply(run: DecodedRun, seq: int, kind: str, body: bytes) -> None:
             run.case_errors.append(message)
         else:
             _variant(run, index).errors.append(message)
-    elif kind == "D":
+    elif kind == "DESCRIBE":
         run.descriptions.append(body.decode("utf-8", "replace"))
-    elif kind == "C":
+    elif kind == "CRASH":
         run.crash = Crash(*struct.unpack("<4I", body))
-    elif kind == "K":
+    elif kind == "COUNTS":
         region, n = struct.unpack_from("<II", body)
         if len(body) != 8 + 8 * n:
             raise TransportError(f"record {seq}: COUNTS body has {len(body)} bytes for {n} cores")
@@ -168,19 +180,19 @@ def _apply(run: DecodedRun, seq: int, kind: str, body: bytes) -> None:
         if region in run.region_counts:
             raise TransportError(f"record {seq}: a second COUNTS record for region {region}")
         run.region_counts[region] = (values[:n], values[n:])
-    elif kind == "S":
+    elif kind == "SPILL":
         if len(body) != 8:
             raise TransportError(f"record {seq}: SPILL body has {len(body)} bytes, not 8")
         region, l2_bytes = struct.unpack("<II", body)
         if region in run.region_l2_bytes:
             raise TransportError(f"record {seq}: a second SPILL record for region {region}")
         run.region_l2_bytes[region] = l2_bytes
-    elif kind == "Z":
+    elif kind == "END":
         (count,) = struct.unpack("<I", body)
         if count != seq:
             raise TransportError(f"END says {count} records were written, {seq} arrived")
     else:
-        raise TransportError(f"record {seq} has unknown kind {kind!r}")
+        raise TransportError(f"record {seq}: the decoder does not handle kind {kind}")
 
 
 def _assemble_tensors(v: VariantOutput) -> None:

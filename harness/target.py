@@ -9,16 +9,15 @@ a target is added.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
+from harness import c_header
 from harness.buildcache import ObjectStore
 from harness.child_process import die_with_parent
 from harness.failures import BUILD, CaseFailure
@@ -31,16 +30,7 @@ DEFAULT_RUN_TIMEOUT = 120.0  # seconds one runner invocation may take, unless th
 def exit_status(name: str) -> int:
     """PTL_EXIT_<name> of runtime/include/ptl_platform.h, the one list of the
     runtimes' exit statuses."""
-    statuses = _exit_statuses()
-    if name not in statuses:
-        raise KeyError(f"ptl_platform.h defines no PTL_EXIT_{name}")
-    return statuses[name]
-
-
-@lru_cache(maxsize=None)
-def _exit_statuses() -> dict[str, int]:
-    text = (RUNTIME_DIR / "include" / "ptl_platform.h").read_text()
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"\bPTL_EXIT_(\w+) = (\d+)", text)}
+    return c_header.number("ptl_platform.h", f"PTL_EXIT_{name}")
 
 
 @dataclass(frozen=True)

@@ -234,9 +234,30 @@ def test_an_unknown_record_kind_is_rejected():
         decode_records(w.output())
 
 
+def test_every_record_kind_of_ptl_protocol_h_is_decoded():
+    """The kinds come from the header; an empty body of each reaches its own
+    branch of the decoder (and is too short for it), not the fallback."""
+    from harness import c_header
+    from harness.protocol import DecodedRun, _apply
+    kinds = c_header.prefixed("ptl_protocol.h", "PTL_REC_")
+    assert set(kinds) >= {"BEGIN", "VARIANT", "TENSOR", "ERROR", "CRASH", "DESCRIBE", "END", "COUNTS", "SPILL"}
+    for name in kinds:
+        try:
+            _apply(DecodedRun(), 0, name, b"")
+        except (struct.error, TransportError) as exc:
+            assert "does not handle" not in str(exc), name
+
+
+def test_every_status_code_of_ptl_runner_h_has_words_and_every_word_a_code():
+    from harness import c_header
+    from harness.protocol import STATUS_WORDS
+    codes = {name for name in c_header.prefixed("ptl_runner.h", "PTL_") if name == "OK" or name.startswith("ERR_")}
+    assert codes == set(STATUS_WORDS)
+
+
 def test_a_record_with_a_short_body_is_rejected():
     w = RecordWriter().begin(1).emit("V", struct.pack("<Ii", 0, 0)).end()
-    with pytest.raises(TransportError, match=r"record 1 \(V\) has a short body"):
+    with pytest.raises(TransportError, match=r"record 1 \(VARIANT\) has a short body"):
         decode_records(w.output())
 
 

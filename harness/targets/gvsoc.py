@@ -37,7 +37,7 @@ import struct
 from functools import lru_cache
 from pathlib import Path
 
-from harness import toolchain
+from harness import c_header, toolchain
 from harness.build_units import UnitReport, build_runner
 from harness.compilers import Compiler
 from harness.elf_symbols import ElfError, data_offset
@@ -90,11 +90,7 @@ INVALID_ACCESS = re.compile(rb"Invalid access \(pc: (0x[0-9a-f]+), offset: (0x[0
 @lru_cache(maxsize=None)
 def layout() -> dict[str, int]:
     """The PTL_GVSOC_* numbers of ptl_gvsoc.h (payload address and size, ...)."""
-    values = {}
-    for match in re.finditer(r"^#define (PTL_GVSOC_\w+) (0x[0-9a-fA-F]+|\d+)\s*$",
-                             LAYOUT_HEADER.read_text(), re.MULTILINE):
-        values[match.group(1)] = int(match.group(2), 0)
-    return values
+    return {name: value for name, value in c_header.numbers(LAYOUT_HEADER).items() if name.startswith("PTL_GVSOC_")}
 
 
 def runtime_sources() -> list[Path]:

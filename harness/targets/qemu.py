@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import signal
 import subprocess
 import threading
@@ -40,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
-from harness import toolchain
+from harness import c_header, toolchain
 from harness.build_units import Toolchain, UnitReport, build_runner
 from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
@@ -80,11 +79,7 @@ TERM_GRACE_S = 2.0
 @lru_cache(maxsize=None)
 def layout() -> dict[str, int]:
     """The PTL_QEMU_* numbers of ptl_qemu.h (payload address and size, ...)."""
-    values = {}
-    for match in re.finditer(r"^#define (PTL_QEMU_\w+) (0x[0-9a-fA-F]+|\d+)\s*$",
-                             LAYOUT_HEADER.read_text(), re.MULTILINE):
-        values[match.group(1)] = int(match.group(2), 0)
-    return values
+    return {name: value for name, value in c_header.numbers(LAYOUT_HEADER).items() if name.startswith("PTL_QEMU_")}
 
 
 def runtime_sources() -> list[Path]:
