@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from golden.bundle import write_atomically  # noqa: E402
+from harness.files import write_atomically  # noqa: E402
 from golden.conv import ConvGeometry  # noqa: E402
 from harness.cases import Case, Variant  # noqa: E402
 from harness.kernels import kernel_table  # noqa: E402

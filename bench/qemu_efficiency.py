@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.svg_bars import bar_chart  # noqa: E402
-from golden.bundle import write_atomically  # noqa: E402
+from harness.files import write_atomically  # noqa: E402
 from harness.cases import Variant  # noqa: E402
 from harness.kernels import kernel_table  # noqa: E402
 from harness.session import Session  # noqa: E402

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from golden.bundle import write_atomically
+from harness.files import write_atomically
 
 ROW, LABEL_W, BAR_W, GAP, TOP = 16, 190, 420, 26, 44
 

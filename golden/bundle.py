@@ -16,13 +16,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from harness.files import write_atomically
 
 
 @dataclass
@@ -88,20 +88,6 @@ def bundle_key(description: dict) -> str:
         {"case": description, "torch": torch.__version__, "golden": _SOURCE_DIGEST}, sort_keys=True
     )
     return hashlib.sha256(material.encode()).hexdigest()
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside `path`, then rename over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes files private; reports and caches are shared
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 BUNDLE_MAGIC = b"PTLBUNDLE1\n"

@@ -37,7 +37,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from golden.bundle import write_atomically
+from harness.files import write_atomically
 from harness import perf_gate, sharding
 from harness.reports import CSV_COLUMNS, completeness, incomplete, write_summary
 

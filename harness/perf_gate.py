@@ -41,7 +41,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from golden.bundle import write_atomically
+from harness.files import write_atomically
 from harness import sharding
 from harness.reports import incomplete
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from golden.bundle import write_atomically
+from harness.files import write_atomically
 from harness import failure_summary, failures, option_values, perf_gate, sharding
 from harness.board import pytest_board
 from harness.failures import CaseFailure

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from golden.bundle import write_atomically
+from harness.files import write_atomically
 
 CSV_COLUMNS = ["test_id", "outcome", "failure_class", "target", "family", "step", "dtype", "shape",
                "options", "kernel", "kernel_index", "cores", "l1_bytes", "l2_bytes", "unit", "latency", "work", "max_ulp",

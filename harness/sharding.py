@@ -34,7 +34,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from golden.bundle import write_atomically
+from harness.files import write_atomically
 
 BASELINE_DIR = Path(__file__).resolve().parent.parent / "reports" / "baseline"
 COSTS_HEADER = "# ptl case seconds (--shard balances by them):"

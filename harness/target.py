@@ -16,11 +16,15 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness import c_header
 from harness.buildcache import ObjectStore
 from harness.child_process import die_with_parent
 from harness.failures import BUILD, CaseFailure
+
+if TYPE_CHECKING:   # build_units imports this module
+    from harness.build_units import UnitReport
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 DEFAULT_LIBRARY = Path(__file__).resolve().parent.parent / "lib_c"
@@ -127,8 +131,10 @@ class Target(ABC):
         versions and flags. It becomes part of the build cache key."""
 
     @abstractmethod
-    def build(self, config: BuildConfig, outdir: Path) -> None:
-        """Compile library + runner into outdir. Raise BuildError on failure."""
+    def build(self, config: BuildConfig, outdir: Path) -> UnitReport:
+        """Compile library + runner into outdir; return which runner units
+        built and why the others did not (the session saves it beside the
+        artefact). Raise BuildError when nothing usable was built."""
 
     @abstractmethod
     def run(self, artefact: Path, payload: bytes, timeout: float, workdir: Path, case_id: str = "") -> RawRun:

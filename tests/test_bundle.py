@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from golden import bundle as bundle_module
-from golden.bundle import BundleCache, Reference, ReferenceBundle, bundle_key, write_atomically
+from golden.bundle import BundleCache, Reference, ReferenceBundle, bundle_key
+from harness.files import write_atomically
 
 DESCRIPTION = {"entry": "matmul", "dtype": "fp16", "step": "fw", "shape": {"N": 2, "M": 3, "K": 4},
                "options": {"trans_B": 0}}

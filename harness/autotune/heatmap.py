@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
-from golden.bundle import write_atomically
+from harness.files import write_atomically
 
 TOP, MARGIN, CHAR_W, MIN_W = 58, 8, 7.0, 460
 # (position on log10(cost / best) in [0, 1], colour): 1x, 2x, >=10x the best

@@ -28,7 +28,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from golden.bundle import write_atomically
+from harness.files import write_atomically
 from harness.autotune.heatmap import write_heatmap
 from harness.autotune.layers import STEPS, Network
 from harness.autotune.names import file_stem, include_guard, macro_prefixes

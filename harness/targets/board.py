@@ -53,7 +53,7 @@ from harness.board.drivers import BoardFault
 from harness.board.farm import BoardFarm, Lease
 from harness.board.inventory import Board, InventoryError, load
 from harness.board.link import BoardLink, LinkBroken, LinkError, LinkTimeout, PayloadTooBig
-from harness.build_units import build_runner
+from harness.build_units import UnitReport, build_runner
 from harness.failures import CaseFailure
 from harness.payload import payload_crc
 from harness.payload import encode_payload
@@ -153,7 +153,7 @@ class BoardTarget(Target):
     def compiler_choice(self, config: BuildConfig):
         return self.qemu.compiler_choice(config)   # the virtual board's firmware is QEMU's build
 
-    def build(self, config: BuildConfig, outdir: Path):
+    def build(self, config: BuildConfig, outdir: Path) -> UnitReport:
         if self.platform != "qemu-virt":
             raise BuildError(f"this checkout builds board firmware for the virtual board (qemu-virt) only; a "
                              f"{self.platform} firmware needs the runner's board link (runtime/board/board_link.c) "
