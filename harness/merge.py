@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import statistics
 import sys
@@ -37,9 +36,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.files import write_atomically
 from harness import perf_gate, sharding
-from harness.reports import CSV_COLUMNS, completeness, incomplete, write_summary
+from harness.reports import (CSV_COLUMNS, completeness, incomplete, write_csv_records, write_junit_cases,
+                             write_summary)
 
 EXAMPLES = 3   # ids named in one error line
 
@@ -240,21 +239,12 @@ def merge(directories: list[Path], out: Path) -> dict:
     shards = sorted((load_shard(d) for d in directories), key=lambda s: s.index)
     check(shards)
     rows = sorted((row for shard in shards for row in shard.rows), key=lambda row: row["test_id"])
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, CSV_COLUMNS, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
     cases = sorted((case for shard in shards for case in shard.cases), key=lambda case: case.get("name", ""))
-    suite = ET.Element("testsuite", name="ptl", tests=str(len(cases)),
-                       failures=str(sum(case.find("failure") is not None for case in cases)),
-                       errors=str(sum(case.find("error") is not None for case in cases)),
-                       skipped=str(sum(case.find("skipped") is not None for case in cases)),
-                       time=f"{sum(float(case.get('time') or 0) for case in cases):.3f}")
-    suite.extend(cases)
-    ET.indent(suite)
     summary = merged_summary(shards, rows)
-    write_atomically(out / "results.csv", buffer.getvalue().encode())
-    write_atomically(out / "junit.xml", ET.tostring(suite, encoding="utf-8", xml_declaration=True))
+    write_csv_records(rows, out / "results.csv")
+    write_junit_cases(cases, out / "junit.xml",
+                      properties={key: summary[key] for key in ("interrupted", "selected", "run", "not_run")
+                                  if key in summary})
     write_summary(summary, out / "summary.json")
     return summary
 

@@ -8,6 +8,7 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,13 +44,16 @@ def csv_message(message: str) -> str:
 
 
 def write_csv(rows: list[ReportRow], path: Path) -> None:
+    write_csv_records(({**row.properties, "test_id": row.test_id, "outcome": row.outcome,
+                        "duration_s": f"{row.duration:.4f}", "message": csv_message(row.message)} for row in rows), path)
+
+
+def write_csv_records(records: Iterable[dict], path: Path) -> None:
+    """The CSV of a run, or of merged runs, from its rows as dicts."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, CSV_COLUMNS, extrasaction="ignore")
     writer.writeheader()
-    for row in rows:
-        record = {**row.properties, "test_id": row.test_id, "outcome": row.outcome,
-                  "duration_s": f"{row.duration:.4f}", "message": csv_message(row.message)}
-        writer.writerow(record)
+    writer.writerows(records)
     write_atomically(path, buffer.getvalue().encode())
 
 
@@ -64,33 +68,43 @@ def _xml_text(value) -> str:
 def write_junit(rows: list[ReportRow], path: Path, suite_name: str = "ptl", properties: dict | None = None) -> None:
     """properties: the run's own (interrupted, selected, run, not_run), as the
     testsuite's <properties>."""
-    counts = {k: sum(r.outcome == k for r in rows) for k in ("failed", "error", "skipped", "xfailed")}
-    suite = ET.Element("testsuite", name=suite_name, tests=str(len(rows)), failures=str(counts["failed"]),
-                       errors=str(counts["error"]), skipped=str(counts["skipped"] + counts["xfailed"]),
-                       time=f"{sum(r.duration for r in rows):.3f}")
+    write_junit_cases([_testcase(row) for row in rows], path, suite_name, properties)
+
+
+def _testcase(row: ReportRow) -> ET.Element:
+    classname = f"{row.properties.get('target', '')}.{row.properties.get('family', '')}"
+    case = ET.Element("testcase", classname=classname, name=row.test_id, time=f"{row.duration:.4f}")
+    if row.properties:
+        props = ET.SubElement(case, "properties")
+        for key, value in row.properties.items():
+            ET.SubElement(props, "property", name=key, value=_xml_text(value))
+    first_line = _xml_text(row.message.splitlines()[0] if row.message else "")
+    if row.outcome in ("failed", "error"):
+        tag = "failure" if row.outcome == "failed" else "error"
+        node = ET.SubElement(case, tag, message=first_line, type=str(row.properties.get("failure_class", row.outcome)))
+        node.text = _xml_text(row.message)
+    elif row.outcome in ("skipped", "xfailed"):
+        ET.SubElement(case, "skipped", type=row.outcome, message=first_line)
+    return case
+
+
+def write_junit_cases(cases: list[ET.Element], path: Path, suite_name: str = "ptl",
+                      properties: dict | None = None) -> None:
+    """The JUnit of a run, or of merged runs, from its <testcase> elements;
+    the testsuite's counts are counted from them."""
+    suite = ET.Element("testsuite", name=suite_name, tests=str(len(cases)),
+                       failures=str(sum(case.find("failure") is not None for case in cases)),
+                       errors=str(sum(case.find("error") is not None for case in cases)),
+                       skipped=str(sum(case.find("skipped") is not None for case in cases)),
+                       time=f"{sum(float(case.get('time') or 0) for case in cases):.3f}")
     if properties:
         props = ET.SubElement(suite, "properties")
         for key, value in properties.items():
             ET.SubElement(props, "property", name=key, value=_xml_text(str(value).lower() if isinstance(value, bool)
                                                                        else value))
-    for row in rows:
-        classname = f"{row.properties.get('target', '')}.{row.properties.get('family', '')}"
-        case = ET.SubElement(suite, "testcase", classname=classname, name=row.test_id,
-                             time=f"{row.duration:.4f}")
-        if row.properties:
-            props = ET.SubElement(case, "properties")
-            for key, value in row.properties.items():
-                ET.SubElement(props, "property", name=key, value=_xml_text(value))
-        first_line = _xml_text(row.message.splitlines()[0] if row.message else "")
-        if row.outcome in ("failed", "error"):
-            tag = "failure" if row.outcome == "failed" else "error"
-            node = ET.SubElement(case, tag, message=first_line,
-                                 type=str(row.properties.get("failure_class", row.outcome)))
-            node.text = _xml_text(row.message)
-        elif row.outcome in ("skipped", "xfailed"):
-            ET.SubElement(case, "skipped", type=row.outcome, message=first_line)
+    suite.extend(cases)
     ET.indent(suite)
-    write_atomically(path, ET.tostring(ET.ElementTree(suite).getroot(), encoding="utf-8", xml_declaration=True))
+    write_atomically(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True))
 
 
 def completeness(selected: int, run: int, interrupted: bool) -> dict:
