@@ -7,6 +7,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from harness.dtypes import build_of
+
 KERNELS_DEF = Path(__file__).parent / "runtime" / "include" / "ptl_kernels.def"
 _ENTRY = re.compile(r"^PTL_KERNEL\((\w+),\s*(\d+),\s*(\w+)\)\s*$", re.MULTILINE)
 
@@ -25,4 +27,4 @@ def kernel_tables() -> dict[str, tuple[str, ...]]:
 
 def kernel_table(dtype: str) -> tuple[str, ...]:
     """The kernel names a dtype's mm_manager indexes (bf16 uses the FP16 table)."""
-    return kernel_tables()["fp32" if dtype == "fp32" else "fp16"]
+    return kernel_tables()[build_of(dtype)]

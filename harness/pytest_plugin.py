@@ -22,17 +22,18 @@ from pathlib import Path
 
 import pytest
 
-from harness.files import write_atomically
 from harness import failure_summary, failures, option_values, perf_gate, sharding
 from harness.board import pytest_board
-from harness.failures import CaseFailure
-from harness.child_process import die_with_parent_now
+from harness.buildcache import digest_files
 from harness.cases import FEATURES, OpEntry, Variant
+from harness.child_process import die_with_parent_now
+from harness.dtypes import DTYPES
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
+from harness.failures import CaseFailure
+from harness.files import write_atomically
 from harness.reports import ReportRow, completeness, write_csv, write_junit, write_summary
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
-from harness.buildcache import digest_files
 from harness.target import DEFAULT_LIBRARY, DEFAULT_RUN_TIMEOUT, LibrarySource
 from harness.targets import choose_target, make_target, target_names
 from harness.targets.qemu import CONSOLES as QEMU_CONSOLES
@@ -87,7 +88,7 @@ def pytest_addoption(parser):
     tune.addoption("--tune-strategy", default="exhaustive", help="exhaustive or greedy")
     tune.addoption("--tune-tiles", default=None, help="candidate tilings per method (default 8)")
     tune.addoption("--tune-cores", default=None, help="comma-separated core counts (default: the target's maximum)")
-    tune.addoption("--tune-dtype", default="fp32", choices=("fp32", "fp16", "bf16"))
+    tune.addoption("--tune-dtype", default="fp32", choices=DTYPES)
     pytest_board.add_options(parser)
     failure_summary.add_options(parser)
 

@@ -22,6 +22,7 @@ from harness.autotune.outputs import best_record, write_all
 from harness.autotune.strategies import STRATEGIES, make_strategy
 from harness.autotune.tiler import LayerTooLarge, check_holdable
 from harness.autotune.tuner import Evaluator, StepResult, tune
+from harness.dtypes import DTYPES
 from harness.failures import CaseFailure
 from harness.option_values import OptionValueError, core_counts
 from harness.results_db import ResultsDB, ResultsDBError
@@ -30,7 +31,6 @@ from harness.target import DEFAULT_LIBRARY
 from harness.targets import choose_target, target_names
 
 ROOT = Path(__file__).resolve().parents[2]
-DTYPES = ("fp32", "fp16", "bf16")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from golden import act
 from golden.formats import format_named
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 ACT_SHAPES = tuple(dict(n=n) for n in (
     1,                  # a single element: 2 of 3 cores and 7 of 8 get nothing
@@ -34,9 +35,6 @@ STEPS = ("fw", "bw")
 LEAKY_SLOPES_MILLI = (10, 200)
 
 
-def _suffix(dtype: str) -> str:
-    return "fp32" if dtype == "fp32" else "fp16"
-
 
 def _inputs_of(op: str):
     names = ("x", "y", "dy") if op == "sigmoid" else ("x", "dy")
@@ -54,7 +52,7 @@ def _footprint(c) -> dict[str, int]:
     """The buffers ops_act.c allocates for the step, as the primitive uses
     them: FW x and y; BW dy, dx and what the BW reads besides (x, or the
     forward output y for Sigmoid)."""
-    size = (4 if c.dtype == "fp32" else 2) * c.shape["n"]
+    size = element_bytes(c.dtype) * c.shape["n"]
     if c.step == "fw":
         return {"input": size, "output": size}
     read = "output" if c.entry.name == "sigmoid" else "input"
@@ -65,9 +63,9 @@ def _entry(name: str, reference, options=None, tolerance_scale=None) -> OpEntry:
     return OpEntry(
         name=name,
         unit="act",
-        runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
+        runner_op=lambda dtype: f"{name}_{build_of(dtype)}",
         steps=STEPS,
-        dtypes=("fp32", "fp16", "bf16"),
+        dtypes=DTYPES,
         shapes=ACT_SHAPES,
         options=options or {},
         inputs=_inputs_of(name),
@@ -135,7 +133,7 @@ def _forked_entry(name: str, reference, dtypes, approximations=None) -> OpEntry:
     return OpEntry(
         name=name,
         unit="act",
-        runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
+        runner_op=lambda dtype: f"{name}_{build_of(dtype)}",
         steps=("fw",),
         dtypes=dtypes,
         shapes=FORKED_SHAPES,
@@ -146,18 +144,18 @@ def _forked_entry(name: str, reference, dtypes, approximations=None) -> OpEntry:
         cores=(1, 3, 8),
         kernels=lambda dtype, step: (0,),
         kernel_names=lambda dtype: ("direct",),
-        footprint=lambda c: {"input": (4 if c.dtype == "fp32" else 2) * c.shape["n"] * (2 if gated else 1),
-                             "output": (4 if c.dtype == "fp32" else 2) * c.shape["n"]},
+        footprint=lambda c: {"input": element_bytes(c.dtype) * c.shape["n"] * (2 if gated else 1),
+                             "output": element_bytes(c.dtype) * c.shape["n"]},
         approximations=approximations or {},
     )
 
 
 GELU = _forked_entry("gelu", lambda c, inputs: act.gelu(inputs, format_named(c.dtype),
                                                         c.entry.approximations["gelu_abs"]),
-                     ("fp32", "fp16", "bf16"), {"gelu_abs": GELU_ABS})
+                     DTYPES, {"gelu_abs": GELU_ABS})
 TANH = _forked_entry("tanh", lambda c, inputs: act.tanh(inputs, c.entry.approximations["tanh_abs"]),
                      ("fp32",), {"tanh_abs": TANH_ABS})
 SWIGLU = _forked_entry("swiglu", lambda c, inputs: act.swiglu(inputs, format_named(c.dtype)),
-                       ("fp32", "fp16", "bf16"))
+                       DTYPES)
 
 ENTRIES = [RELU, LEAKYRELU, SIGMOID, GELU, TANH, SWIGLU]

@@ -52,6 +52,7 @@ from __future__ import annotations
 from golden import conv
 from golden.conv import ConvGeometry
 from harness.cases import Case, OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 _FIELDS = ("Ci", "H", "W", "Co", "Hk", "Wk", "sh", "sw", "L", "R", "U", "D")
 
@@ -91,7 +92,6 @@ STEPS = ("fw", "wg", "ig")
 # The runner's step param; bw is both gradients from one pulp_conv2d_*_bw_cl
 # call (WG, then IG, in the same work buffers), as a training step calls it.
 STEP_CODES = {"fw": 0, "wg": 1, "ig": 2, "bw": 3}
-DTYPES = ("fp32", "fp16", "bf16")
 # Unrollings only copy elements: the two 16-bit formats run the same code.
 COPY_DTYPES = ("fp32", "bf16")
 
@@ -100,12 +100,6 @@ def geometry(case: Case) -> ConvGeometry:
     return ConvGeometry(**case.shape)
 
 
-def _suffix(dtype: str) -> str:
-    return "fp32" if dtype == "fp32" else "fp16"
-
-
-def _element_bytes(dtype: str) -> int:
-    return 4 if dtype == "fp32" else 2
 
 
 def _realistic_not_in_bf16(case: Case) -> bool:
@@ -192,7 +186,7 @@ def _conv_footprint(case: Case) -> dict[str, int]:
         parts["i2c_buffer"] = i2c[case.step]
         if bt.get(case.step):
             parts["bt_buffer"] = bt[case.step]
-    size = _element_bytes(case.dtype)
+    size = element_bytes(case.dtype)
     return {name: count * size for name, count in parts.items() if count}
 
 
@@ -207,7 +201,7 @@ def _conv_entry(shapes, im2col: int, dma: tuple[int, ...], cores, kernels=None, 
     return OpEntry(
         name="conv2d",
         unit="conv2d",
-        runner_op=lambda dtype: f"{op}_{_suffix(dtype)}",
+        runner_op=lambda dtype: f"{op}_{build_of(dtype)}",
         steps=steps,
         dtypes=DTYPES,
         shapes=shapes,
@@ -265,7 +259,7 @@ def _unroll_footprint(case: Case) -> dict[str, int]:
         source, taps, windows = g.Ci * g.H * g.W, g.Ci * g.Hk * g.Wk, g.Ho * g.Wo
     else:
         source, taps, windows = g.Co * g.Ho * g.Wo, g.Co * g.Hk * g.Wk, g.H * g.W
-    size = _element_bytes(case.dtype)
+    size = element_bytes(case.dtype)
     return {"source": source * size, "pBuffer": taps * windows * size}
 
 
@@ -273,7 +267,7 @@ def _unroll_entry(name: str, reference) -> OpEntry:
     return OpEntry(
         name=name,
         unit="conv2d",
-        runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
+        runner_op=lambda dtype: f"{name}_{build_of(dtype)}",
         steps=("fw", "ig"),
         dtypes=COPY_DTYPES,
         shapes=SHAPE_SWEEP + KERNEL_SWEEP + REALISTIC_TILE_4,
@@ -301,7 +295,7 @@ def _blocktransp_shape(case: Case) -> tuple[int, ...]:
 BLOCKTRANSP = OpEntry(
     name="blocktransp",
     unit="conv2d",
-    runner_op=lambda dtype: f"blocktransp_{_suffix(dtype)}",
+    runner_op=lambda dtype: f"blocktransp_{build_of(dtype)}",
     steps=("ig",),
     dtypes=COPY_DTYPES,
     shapes=BLOCKTRANSP_SHAPES,
@@ -310,7 +304,7 @@ BLOCKTRANSP = OpEntry(
     params=lambda c: {"Cin": c.shape["Ci"], "Cout": c.shape["Co"], "Hk": c.shape["Hk"], "Wk": c.shape["Wk"],
                       "HWC": c.options["HWC"]},
     reference=lambda c, inputs: conv.blocktransp(inputs, c.options["HWC"]),
-    footprint=lambda c: dict.fromkeys(("weights", "bt_weights"), _element_bytes(c.dtype) * c.shape["Ci"]
+    footprint=lambda c: dict.fromkeys(("weights", "bt_weights"), element_bytes(c.dtype) * c.shape["Ci"]
                                       * c.shape["Co"] * c.shape["Hk"] * c.shape["Wk"]),
     cores=(1, 3, 8),
     kernels=lambda dtype, step: (0,),

@@ -41,20 +41,14 @@ from dataclasses import replace
 
 from golden import conv_dw_pw
 from harness.cases import Case, OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 STEPS = ("fw", "wg", "ig")
 # The runner's step param; bw is both gradients from one _bw_cl call (WG,
 # then IG, in the same work buffers), as a training step calls it.
 STEP_CODES = {"fw": 0, "wg": 1, "ig": 2, "bw": 3}
-DTYPES = ("fp32", "fp16", "bf16")
 
 
-def _suffix(dtype: str) -> str:
-    return "fp32" if dtype == "fp32" else "fp16"
-
-
-def _bytes(case: Case) -> int:
-    return 4 if case.dtype == "fp32" else 2
 
 
 def _chw(hwc: int, c: int, h: int, w: int) -> tuple[int, int, int]:
@@ -72,7 +66,7 @@ TOUCHED = {"fw": ("x", "W", "y"), "wg": ("x", "dy", "dW"), "ig": ("W", "dy", "dx
 
 def _l1(case: Case, elements: dict[str, int], names: tuple[str, ...]) -> dict[str, int]:
     """L1 bytes of the named tensors, from their element counts."""
-    return {name: elements[name] * _bytes(case) for name in names}
+    return {name: elements[name] * element_bytes(case.dtype) for name in names}
 
 
 # ---- pointwise -------------------------------------------------------------------
@@ -124,7 +118,7 @@ def _pointwise(shapes, steps=STEPS, **variants) -> OpEntry:
     return OpEntry(
         name="conv_pw",
         unit="conv_pw",
-        runner_op=lambda dtype: f"conv_pw_{_suffix(dtype)}",
+        runner_op=lambda dtype: f"conv_pw_{build_of(dtype)}",
         steps=steps,
         dtypes=DTYPES,
         shapes=shapes,
@@ -193,7 +187,7 @@ def _dw_params(c: Case) -> dict[str, int]:
 CONV_DW = OpEntry(
     name="conv_dw",
     unit="conv_dw",
-    runner_op=lambda dtype: f"conv_dw_{_suffix(dtype)}",
+    runner_op=lambda dtype: f"conv_dw_{build_of(dtype)}",
     steps=STEPS,
     dtypes=DTYPES,
     shapes=DW_SHAPES,
@@ -292,7 +286,7 @@ def _transposed(shapes, im2col: int, cores=(1, 3, 8), steps=STEPS, **variants) -
     return OpEntry(
         name="transp_conv2d",
         unit="transp_conv2d",
-        runner_op=lambda dtype: f"{op}_{_suffix(dtype)}",
+        runner_op=lambda dtype: f"{op}_{build_of(dtype)}",
         steps=steps,
         dtypes=DTYPES,
         shapes=shapes,

@@ -8,6 +8,7 @@ import math
 from golden import cordic
 from golden.formats import format_named
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of
 
 # FP32, 12 rotations: within 5e-4 (shared/TRAINLIB_API_MORE.md, "Tensor
 # utilities"); the residual angle after 12 rotations is below atan(2^-11) =
@@ -22,16 +23,16 @@ BOUNDS = {"cordic_fp32_abs": 5e-4, "cordic_fp16_abs": math.atan(2.0 ** -13) + 3.
 CORDIC = OpEntry(
     name="cordic",
     unit="cordic",
-    runner_op=lambda dtype: "cordic_fp32" if dtype == "fp32" else "cordic_fp16",
+    runner_op=lambda dtype: f"cordic_{build_of(dtype)}",
     steps=("fw",),
-    dtypes=("fp32", "fp16", "bf16"),
+    dtypes=DTYPES,
     shapes=(dict(n=1), dict(n=64)),
     inputs=lambda c: {"angle": (c.shape["n"],)},
     params=lambda c: {"n": c.shape["n"]},
     input_values=lambda c, inputs: cordic.angles(inputs, format_named(c.dtype)),
     reference=lambda c, inputs: cordic.cordic(
         inputs, format_named(c.dtype),
-        c.entry.approximations["cordic_fp32_abs" if c.dtype == "fp32" else "cordic_fp16_abs"]),
+        c.entry.approximations[f"cordic_{build_of(c.dtype)}_abs"]),
     cores=(1,),
     kernels=lambda dtype, step: (0,),
     kernel_names=lambda dtype: ("direct",),

@@ -16,6 +16,7 @@ import numpy as np
 from golden import dropout
 from golden.formats import format_named
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 # 4096: a long mask, so that a generator bug that only some seeds reach (one
 # element per seed: seed + i) shows; each element's draw is the first of its
@@ -33,9 +34,9 @@ def _mask_values(c, inputs: dict) -> dict:
 DROPOUT = OpEntry(
     name="dropout",
     unit="dropout",
-    runner_op=lambda dtype: "dropout_fp32" if dtype == "fp32" else "dropout_fp16",
+    runner_op=lambda dtype: f"dropout_{build_of(dtype)}",
     steps=("fw",),
-    dtypes=("fp32", "fp16", "bf16"),
+    dtypes=DTYPES,
     shapes=SIZES,
     options={"p_milli": (0, 100, 500, 900), "use_mask": (0, 1), "seed": (0, 12345)},
     applies=lambda c: not (c.options["use_mask"] and c.options["seed"]),   # the mask path reads no seed
@@ -47,7 +48,7 @@ DROPOUT = OpEntry(
     cores=(1, 3, 8),
     kernels=lambda dtype, step: (0,),
     kernel_names=lambda dtype: ("direct",),
-    footprint=lambda c: {"input": (4 if c.dtype == "fp32" else 2) * c.shape["n"] * 2},
+    footprint=lambda c: {"input": element_bytes(c.dtype) * c.shape["n"] * 2},
 )
 
 RANDOM_FLOAT = OpEntry(

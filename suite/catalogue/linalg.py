@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from golden import linalg
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 # (N, M, K): each of N, M and K takes 1, values just below, at and just above
 # the unroll factors 2, 4 and 8, primes, and the 64x64x64 reference size.
@@ -17,9 +18,6 @@ LINEAR_SHAPES = tuple(dict(inp=i, out=o) for i, o in (
 ))
 
 
-def _suffix(dtype: str) -> str:
-    return "fp32" if dtype == "fp32" else "fp16"
-
 
 # Shapes on which mm_manager's bias is checked both ways (bias_transposed 0:
 # one bias per column, M entries; 1: one per row, N entries). N != M, so a
@@ -32,16 +30,13 @@ def _matmul_applies(c) -> bool:
     return c.options["bias"] == 0 or (c.options["trans_B"] == 0 and c.shape in MATMUL_BIAS_SHAPES)
 
 
-def _element_bytes(c) -> int:
-    return 4 if c.dtype == "fp32" else 2
-
 
 def _matmul_footprint(c) -> dict[str, int]:
     """Bytes of the tensors mm and mm_manager read and write (no buffers)."""
     N, M, K = c.shape["N"], c.shape["M"], c.shape["K"]
     bias = {MATMUL_BIAS["none"]: 0, MATMUL_BIAS["per_column"]: M, MATMUL_BIAS["per_row"]: N}[c.options["bias"]]
     elements = {"A": N * K, "B": K * M, "C": N * M, "bias": bias}
-    return {name: n * _element_bytes(c) for name, n in elements.items() if n}
+    return {name: n * element_bytes(c.dtype) for name, n in elements.items() if n}
 
 
 def _matmul_inputs(c) -> dict[str, tuple[int, ...]]:
@@ -53,9 +48,9 @@ def _matmul_inputs(c) -> dict[str, tuple[int, ...]]:
 MATMUL = OpEntry(
     name="matmul",
     unit="linalg",
-    runner_op=lambda dtype: f"matmul_{_suffix(dtype)}",
+    runner_op=lambda dtype: f"matmul_{build_of(dtype)}",
     steps=("fw",),
-    dtypes=("fp32", "fp16", "bf16"),
+    dtypes=DTYPES,
     shapes=MATMUL_SHAPES,
     options={"trans_B": (0, 1), "bias": tuple(MATMUL_BIAS.values())},
     applies=_matmul_applies,
@@ -72,15 +67,15 @@ def _linear_footprint(c) -> dict[str, int]:
     elements = {"fw": {"x": i, "W": i * o, "y": o, "b": o * bias},
                 "wg": {"x": i, "dy": o, "dW": i * o, "db": o * bias},
                 "ig": {"W": i * o, "dy": o, "dx": i}}[c.step]
-    return {name: n * _element_bytes(c) for name, n in elements.items() if n}
+    return {name: n * element_bytes(c.dtype) for name, n in elements.items() if n}
 
 
 LINEAR = OpEntry(
     name="linear",
     unit="linalg",
-    runner_op=lambda dtype: f"linear_{_suffix(dtype)}",
+    runner_op=lambda dtype: f"linear_{build_of(dtype)}",
     steps=("fw", "wg", "ig"),
-    dtypes=("fp32", "fp16", "bf16"),
+    dtypes=DTYPES,
     shapes=LINEAR_SHAPES,
     options={"bias": (0, 1)},
     applies=lambda c: not (c.step == "ig" and c.options["bias"]),  # IG does not read the bias

@@ -21,6 +21,7 @@ from __future__ import annotations
 from golden import losses
 from golden.formats import format_named
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 STEPS = ("fw", "bw")
 
@@ -72,12 +73,6 @@ SGD_OPTIONS = {
 }
 
 
-def _suffix(dtype: str) -> str:
-    return "fp32" if dtype == "fp32" else "fp16"
-
-
-def _size(dtype: str) -> int:
-    return 4 if dtype == "fp32" else 2
 
 
 def _loss_inputs(c) -> dict[str, tuple[int, ...]]:
@@ -94,7 +89,7 @@ def _loss_params(c) -> dict[str, int]:
 def _loss_footprint(c) -> dict[str, int]:
     """The buffers ops_losses.c allocates, as the primitive uses them: o and
     t; FW the one-element loss, BW the gradient."""
-    size, n = _size(c.dtype), c.shape["N"]
+    size, n = element_bytes(c.dtype), c.shape["N"]
     out = {"output": n * size, "target": n * size}
     if c.step == "fw":
         out["loss"] = size
@@ -113,9 +108,9 @@ def _loss_entry(name: str, reference, shapes, options=None, tolerance_scale=None
     return OpEntry(
         name=name,
         unit="losses",
-        runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
+        runner_op=lambda dtype: f"{name}_{build_of(dtype)}",
         steps=STEPS,
-        dtypes=("fp32", "fp16", "bf16"),
+        dtypes=DTYPES,
         shapes=shapes,
         options=options or {},
         applies=_applies,
@@ -179,7 +174,7 @@ def _sgd_params(c) -> dict[str, int]:
 
 def _sgd_footprint(c) -> dict[str, int]:
     """Weights and their gradients; biases and theirs when used."""
-    size = _size(c.dtype)
+    size = element_bytes(c.dtype)
     out = {"weights": c.shape["nw"] * size, "weight_grads": c.shape["nw"] * size}
     if c.options["use_biases"]:
         out.update(biases=c.shape["nb"] * size, bias_grads=c.shape["nb"] * size)
@@ -196,9 +191,9 @@ def _sgd_reference(c, inputs):
 SGD = OpEntry(
     name="sgd",
     unit="optim",
-    runner_op=lambda dtype: f"sgd_{_suffix(dtype)}",
+    runner_op=lambda dtype: f"sgd_{build_of(dtype)}",
     steps=("update",),
-    dtypes=("fp32", "fp16", "bf16"),
+    dtypes=DTYPES,
     shapes=SGD_SHAPES,
     options=SGD_OPTIONS,
     inputs=_sgd_inputs,

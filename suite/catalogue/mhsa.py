@@ -20,6 +20,7 @@ from __future__ import annotations
 from golden import mhsa
 from golden.formats import format_named
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 from suite.catalogue.softmax import FASTEXP_REL
 from suite.catalogue.utils import Q_RSQRT_REL
 
@@ -58,16 +59,16 @@ def _footprint(c) -> dict[str, int]:
         elements.update({"output_diff": E * L, "input_diff": E * L, "coeff_diffs": 4 * E * F,
                          "q,k,v_diff": 3 * F * L, "attention_map_diff": F * L,
                          "softmax_buffer_diff": heads * L * L, "head_buffer_diff": L * L})
-    size = 4 if c.dtype == "fp32" else 2
+    size = element_bytes(c.dtype)
     return {name: n * size for name, n in elements.items()}
 
 
 MHSA = OpEntry(
     name="mhsa",
     unit="mhsa",
-    runner_op=lambda dtype: "mhsa_fp32" if dtype == "fp32" else "mhsa_fp16",
+    runner_op=lambda dtype: f"mhsa_{build_of(dtype)}",
     steps=("fw", "bw"),
-    dtypes=("fp32", "fp16", "bf16"),
+    dtypes=DTYPES,
     shapes=SHAPES,
     inputs=_inputs,
     params=lambda c: {**c.shape, "step": ("fw", "bw").index(c.step)},

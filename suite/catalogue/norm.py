@@ -37,6 +37,7 @@ import numpy as np
 from golden import norm
 from golden.formats import format_named
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 STEPS = ("fw", "wg", "ig", "bw")
 SHAPES = (
@@ -66,7 +67,7 @@ def _footprint(c) -> dict[str, int]:
     """x and y (or dy and dx), gamma and beta (and their gradients), and the
     three running arrays."""
     s = c.shape
-    size = 4 if c.dtype == "fp32" else 2
+    size = element_bytes(c.dtype)
     n, nc = size * s["C"] * s["H"] * s["W"], size * s["C"]
     out = {"input": n, "coeff": 2 * nc, "running_stats": 3 * nc}
     if c.step == "fw":
@@ -94,9 +95,9 @@ def _applies(c) -> bool:
 INSTNORM = OpEntry(
     name="instnorm",
     unit="norm",
-    runner_op=lambda dtype: "instnorm_fp32" if dtype == "fp32" else "instnorm_fp16",
+    runner_op=lambda dtype: f"instnorm_{build_of(dtype)}",
     steps=STEPS,
-    dtypes=("fp32", "fp16", "bf16"),
+    dtypes=DTYPES,
     shapes=SHAPES,
     options={"frozen": (0, 1)},
     applies=_applies,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from golden import pool
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 # (C, H, W, Hk, Wk, Hs, Ws)
 POOL_SHAPES = tuple(dict(C=c, H=h, W=w, Hk=hk, Wk=wk, Hs=hs, Ws=ws) for c, h, w, hk, wk, hs, ws in (
@@ -26,9 +27,6 @@ POOL_SHAPES = tuple(dict(C=c, H=h, W=w, Hk=hk, Wk=wk, Hs=hs, Ws=ws) for c, h, w,
 
 STEPS = ("fw", "bw")
 
-
-def _suffix(dtype: str) -> str:
-    return "fp32" if dtype == "fp32" else "fp16"
 
 
 def _out_shape(c) -> tuple[int, int, int]:
@@ -49,7 +47,7 @@ def _params(c) -> dict[str, int]:
 
 def _footprint(c, reads_x_in_bw: bool) -> dict[str, int]:
     """The buffers ops_pool.c allocates for the step, as the primitive uses them."""
-    size = 4 if c.dtype == "fp32" else 2
+    size = element_bytes(c.dtype)
     C, Ho, Wo = _out_shape(c)
     n_in, n_out = C * c.shape["H"] * c.shape["W"], C * Ho * Wo
     if c.step == "fw":
@@ -64,9 +62,9 @@ def _entry(name: str, reference, reads_x_in_bw: bool) -> OpEntry:
     return OpEntry(
         name=name,
         unit="pool",
-        runner_op=lambda dtype: f"{name}_{_suffix(dtype)}",
+        runner_op=lambda dtype: f"{name}_{build_of(dtype)}",
         steps=STEPS,
-        dtypes=("fp32", "fp16", "bf16"),
+        dtypes=DTYPES,
         shapes=POOL_SHAPES,
         inputs=_inputs,
         params=_params,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from golden import residual
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 STEPS = ("fw", "sumnode_bw", "bw")
 SHAPES = tuple(dict(n=n) for n in (2, 3, 7, 8, 9, 17, 1000))
@@ -46,7 +47,7 @@ def _applies(c) -> bool:
 def _footprint(c) -> dict[str, int]:
     """The blobs the step touches: FW skip, lout, output; BW output->diff and
     the gradient it writes or adds to."""
-    size = (4 if c.dtype == "fp32" else 2) * c.shape["n"]
+    size = element_bytes(c.dtype) * c.shape["n"]
     if c.step == "fw":
         return {"skip": size, "lout": size, "output": size}
     return {"output_grad": size, ("skip_grad" if c.step == "sumnode_bw" else "lout_grad"): size}
@@ -55,9 +56,9 @@ def _footprint(c) -> dict[str, int]:
 RESIDUAL = OpEntry(
     name="residual",
     unit="residual",
-    runner_op=lambda dtype: "residual_fp32" if dtype == "fp32" else "residual_fp16",
+    runner_op=lambda dtype: f"residual_{build_of(dtype)}",
     steps=STEPS,
-    dtypes=("fp32", "fp16", "bf16"),
+    dtypes=DTYPES,
     shapes=SHAPES,
     options={"skip_in_grad": (0, 1), "mismatch": (MISMATCH_NONE, MISMATCH_COMBINED, MISMATCH_OUTPUT, MISMATCH_SKIP)},
     applies=_applies,

@@ -27,6 +27,7 @@ import numpy as np
 from golden import softmax
 from golden.formats import format_named
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES, build_of, element_bytes
 
 ROW_SHAPES = (
     dict(H=1, W=1, pattern="uniform"),          # one element: y = 1
@@ -55,9 +56,6 @@ FASTEXP_REL = 0.03
 VECTOR_CORES = (1, 3, 8)
 
 
-def _suffix(dtype: str) -> str:
-    return "fp32" if dtype == "fp32" else "fp16"
-
 
 def _row_inputs(c):
     shape = (c.shape["H"], c.shape["W"])
@@ -65,7 +63,7 @@ def _row_inputs(c):
 
 
 def _footprint(c) -> dict[str, int]:
-    size = 4 if c.dtype == "fp32" else 2
+    size = element_bytes(c.dtype)
     n = c.shape["H"] * c.shape["W"]
     buffers = {"input": n * size, "output": n * size, "maxes": c.shape["H"] * size, "sums": c.shape["H"] * size}
     if c.step == "bw":
@@ -82,9 +80,9 @@ def _applies(c) -> bool:
 SOFTMAX = OpEntry(
     name="softmax",
     unit="softmax",
-    runner_op=lambda dtype: f"softmax_{_suffix(dtype)}",
+    runner_op=lambda dtype: f"softmax_{build_of(dtype)}",
     steps=("fw", "bw"),
-    dtypes=("fp32", "fp16", "bf16"),
+    dtypes=DTYPES,
     shapes=ROW_SHAPES,
     applies=_applies,
     inputs=_row_inputs,

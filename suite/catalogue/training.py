@@ -31,6 +31,7 @@ from golden.bundle import Reference
 from golden.formats import format_named
 from golden.losses import micro_value
 from harness.cases import ChainedCheck, OpEntry
+from harness.dtypes import build_of, element_bytes
 from harness.lineplot import line_plot_svg
 from suite.catalogue.losses import CROSSENTROPY
 from suite.catalogue.mhsa import MHSA
@@ -102,7 +103,7 @@ def _footprint(c) -> dict[str, int]:
     """What ops_train_cnn.c keeps in L1 at once: data set, weights and their
     gradients, activations and their gradients, the im2col buffer."""
     s, z = c.shape, _sizes(c)
-    size = 4 if c.dtype == "fp32" else 2
+    size = element_bytes(c.dtype)
     n_z1 = s["Co"] * s["H"] * s["W"]
     n_p = n_z1 // 4
     return {"data": size * s["S"] * (s["Ci"] * s["H"] * s["W"] + s["K"]),
@@ -114,7 +115,7 @@ def _footprint(c) -> dict[str, int]:
 CNN = OpEntry(
     name="train_cnn",
     unit="train_cnn",
-    runner_op=lambda dtype: "train_cnn_fp32" if dtype == "fp32" else "train_cnn_fp16",
+    runner_op=lambda dtype: f"train_cnn_{build_of(dtype)}",
     steps=("train",),
     dtypes=("fp32", "fp16"),
     shapes=CNN_SHAPES,

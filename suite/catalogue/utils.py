@@ -18,6 +18,7 @@ import numpy as np
 from golden import utils
 from golden.formats import format_named
 from harness.cases import OpEntry
+from harness.dtypes import DTYPES
 
 MAX_DIMS = 4
 
@@ -58,7 +59,7 @@ def _entry(name: str, shapes, inputs, params, reference, options=None, cores=(1,
 
 SIZES = tuple(dict(n=n) for n in (1, 3, 8, 9, 17, 1000))
 # The utilities the API has FP16 twins of (`_fp16` names) that lib_c implements.
-WITH_FP16 = ("fp32", "fp16", "bf16")
+WITH_FP16 = DTYPES
 
 
 def _flat(*names):
