@@ -18,8 +18,8 @@ from harness import c_header
 
 MARKER = b"@PTL1 "
 NO_VARIANT = c_header.number("ptl_protocol.h", "PTL_NO_VARIANT")
-# The record kinds, by the letter on the wire: PTL_REC_<NAME> = '<letter>'.
 _DTYPE_F16 = c_header.number("ptl_protocol.h", "PTL_DTYPE_F16")
+# The record kinds, by the letter on the wire: PTL_REC_<NAME> = '<letter>'.
 KINDS = {chr(letter): name for name, letter in c_header.prefixed("ptl_protocol.h", "PTL_REC_").items()}
 _LINE = re.compile(rb"@PTL1 ([0-9a-f]{8}) ([A-Z]) ([0-9a-f]*) ([0-9a-f]{8})\s*$")
 
