@@ -111,8 +111,8 @@ class _FullDisk:
 
 
 def test_a_full_disk_is_one_classified_failure_and_leaves_no_cache_entry(tmp_path, monkeypatch):
-    from golden import bundle as bundle_module
     from harness import failures
+    from harness import files as files_module
     from harness.session import Session
     from harness.target import DEFAULT_LIBRARY
     from harness.targets.host import HostTarget
@@ -122,7 +122,7 @@ def test_a_full_disk_is_one_classified_failure_and_leaves_no_cache_entry(tmp_pat
     case = next(c for c in MAXPOOL.cases() if c.dtype == "fp32")
     variants = [v for v in MAXPOOL.variants() if v.case == case]
     session.artefact_for(case.dtype)   # built first: only the golden cache's writes fail below
-    monkeypatch.setattr(bundle_module.os, "fdopen", _FullDisk)
+    monkeypatch.setattr(files_module.os, "fdopen", _FullDisk)
     results = session.results_for(case, variants)
     for result in results.values():
         assert result.failure.kind == failures.ENVIRONMENT
