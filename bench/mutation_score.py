@@ -7,6 +7,7 @@ prints the kill rate per family and every survivor with its reviewed class.
     python bench/mutation_score.py --only 3f2a9c01d4         # one mutant again (its id)
     python bench/mutation_score.py --reviewed                # every reviewed survivor again
     python bench/mutation_score.py --list                    # the sites per family
+    python bench/mutation_score.py --combine a.csv b.csv     # one summary of runs that split a sample
 
 The sample is stratified: every family of FAMILIES gets at least
 sample / (2 x families) mutants, the rest go by each family's share of the
@@ -403,6 +404,22 @@ def summary(results: list[tuple[Mutant, Family, Outcome]], reviews: dict) -> tup
     return "\n".join(lines), totals["killed"], totals["gaps"]
 
 
+def read_csv(path: Path, everything: dict[str, Mutant]) -> list[tuple[Mutant, Family, Outcome]]:
+    """The results a run wrote (write_csv), for --combine; a mutant whose
+    source line has changed since is an error naming it."""
+    results = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["id"] not in everything:
+                raise SystemExit(f"{path}: mutant {row['id']} ({row['file']}:{row['lineno']}) no longer exists: "
+                                 f"its source changed since that run")
+            mutant = everything[row["id"]]
+            results.append((mutant, family_of(mutant.file),
+                            Outcome(row["verdict"], row["stage"], row["failure_classes"].split(),
+                                    int(row["variants"] or 0), float(row["seconds"] or 0), row["passes"])))
+    return results
+
+
 def write_csv(path: Path, results: list[tuple[Mutant, Family, Outcome]], reviews: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
@@ -424,6 +441,9 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="+", metavar="ID", help="run these mutants (ids as printed)")
     parser.add_argument("--reviewed", action="store_true", help="run every mutant of the survivors file")
     parser.add_argument("--list", action="store_true", help="print the sites per family and exit")
+    parser.add_argument("--combine", nargs="+", type=Path, metavar="CSV",
+                        help="print one summary of the results of runs that each ran a part of a sample "
+                             "(--only), each mutant once, and exit")
     parser.add_argument("--ptl-cache", type=Path, default=ROOT / ".cache" / "ptl-mutants",
                         help="the harness cache the runs share (default .cache/ptl-mutants)")
     parser.add_argument("--run-timeout", type=float, default=30, help="seconds per runner invocation (default 30)")
@@ -443,6 +463,13 @@ def main(argv=None) -> int:
             mutants = by_family.get(family.name, [])
             print(f"{family.name:14} {len(mutants):5} sites in {', '.join(sorted({m.file for m in mutants}))}")
         print(f"{'all':14} {len(everything):5}")
+        return 0
+    if args.combine:
+        results = [result for path in args.combine for result in read_csv(path, everything)]
+        repeated = sorted({m.id for m, _, _ in results if sum(r[0].id == m.id for r in results) > 1})
+        if repeated:
+            raise SystemExit(f"mutants in more than one of the files: {', '.join(repeated)}")
+        print(f"{len(results)} mutants from {len(args.combine)} runs\n\n" + summary(results, reviews)[0])
         return 0
     if args.only or args.reviewed:
         unknown = [i for i in args.only or [] if i not in everything]

@@ -156,3 +156,20 @@ def test_the_kill_rate_leaves_out_equivalents_and_counts_unreviewed_as_gaps(sour
     assert "1 equivalent, 1 stillborn" in text
     assert f"unreviewed {family.name:14} {mutants[3].id}" in text
     assert "the branch assigns the value it already has" in text
+
+
+def test_runs_that_split_a_sample_combine_into_one_summary_and_a_mutant_twice_is_refused(tmp_path, capsys):
+    everything = {m.id: m for ms in bench.all_mutants().values() for m in ms}
+    mutants = sorted(everything.values(), key=lambda m: m.id)[:3]
+    parts = [[(mutants[0], bench.Outcome("killed", "slice", ["numeric"])),
+              (mutants[1], bench.Outcome("stillborn", "slice", ["build"]))],
+             [(mutants[2], bench.Outcome("killed", "family", ["crash"]))]]
+    paths = []
+    for n, part in enumerate(parts):
+        paths.append(tmp_path / f"part{n}.csv")
+        bench.write_csv(paths[-1], [(m, bench.family_of(m.file), o) for m, o in part], {})
+    assert bench.main(["--combine", *map(str, paths)]) == 0
+    out = capsys.readouterr().out
+    assert "3 mutants from 2 runs" in out and "kill rate: 2 of 2 non-equivalent mutants (100.0%)" in out
+    with pytest.raises(SystemExit, match=f"more than one of the files: {mutants[0].id}"):
+        bench.main(["--combine", str(paths[0]), str(paths[0])])
