@@ -51,7 +51,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -466,7 +466,7 @@ def main(argv=None) -> int:
         return 0
     if args.combine:
         results = [result for path in args.combine for result in read_csv(path, everything)]
-        repeated = sorted({m.id for m, _, _ in results if sum(r[0].id == m.id for r in results) > 1})
+        repeated = sorted(mutant_id for mutant_id, n in Counter(m.id for m, _, _ in results).items() if n > 1)
         if repeated:
             raise SystemExit(f"mutants in more than one of the files: {', '.join(repeated)}")
         print(f"{len(results)} mutants from {len(args.combine)} runs\n\n" + summary(results, reviews)[0])
