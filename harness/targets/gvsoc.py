@@ -121,7 +121,6 @@ def missing_gvsoc_reason(environ: dict | None = None) -> str:
 
 
 
-
 @lru_cache(maxsize=None)
 def features() -> tuple[str, ...]:
     """What the harness needs of a GVSOC beyond upstream: the FEATURES that
