@@ -18,6 +18,10 @@ ptl_op_dtype.h), is looked for with a compile probe first; units.json lists
 what a library lacks (missing_fields), and the op reports the cases that need
 it as `unsupported`.
 
+lib_c's own matmul kernels (origin lib_c in ptl_kernels.def) are looked for
+the same way, by name; units.json lists the ones a library lacks
+(missing_kernels), and the session reports their variants `absent`.
+
 A unit that does not compile, or that needs a symbol of a library source that
 did not compile, is left out of the runner and named in units.json with the
 first compiler or linker error. The runner's op list (ptl_op_units[]) is
@@ -42,6 +46,7 @@ from typing import Callable
 
 from harness.buildcache import ObjectCache, ObjectStore
 from harness.elf_symbols import ElfError, duplicate_definitions
+from harness.kernels import own_kernels
 from harness.target import RUNTIME_DIR, BuildError, LibrarySource
 
 RUNNER_DIR = RUNTIME_DIR / "runner"
@@ -82,16 +87,20 @@ class UnitReport:
     failed: dict[str, str] = field(default_factory=dict)             # unit -> reason
     library_failed: dict[str, str] = field(default_factory=dict)     # library file -> first error
     missing_fields: dict[str, list[str]] = field(default_factory=dict)  # unit -> ["Struct.field", ...]
+    missing_kernels: dict[str, dict[int, str]] = field(default_factory=dict)  # table -> {index: name}
 
     def save(self, outdir: Path) -> None:
         (outdir / UNIT_MANIFEST).write_text(json.dumps(
             {"built": self.built, "failed": self.failed, "library_failed": self.library_failed,
-             "missing_fields": self.missing_fields}, indent=1))
+             "missing_fields": self.missing_fields, "missing_kernels": self.missing_kernels}, indent=1))
 
     @classmethod
     def load(cls, artefact: Path) -> "UnitReport":
         data = json.loads((artefact / UNIT_MANIFEST).read_text())
-        return cls(data["built"], data["failed"], data["library_failed"], data.get("missing_fields", {}))
+        missing_kernels = {table: {int(index): name for index, name in kernels.items()}
+                           for table, kernels in data.get("missing_kernels", {}).items()}
+        return cls(data["built"], data["failed"], data["library_failed"], data.get("missing_fields", {}),
+                   missing_kernels)
 
 
 def unit_of(family: str, dtype: str) -> str:
@@ -190,9 +199,13 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
     library_jobs = {src: [*library_flags(library), *LIBRARY_ERRORS] for src in library.sources}
     queries = {(unit, dtype): field_queries(source, dtype)
                for unit, source in op_unit_sources().items() for dtype in UNIT_DTYPES}
-    probes = sorted({pair for pairs in queries.values() for pair in pairs})
+    kernel_probes = {("", name): (table, index) for table, index, name in own_kernels()}
+    probes = sorted({pair for pairs in queries.values() for pair in pairs} | set(kernel_probes))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         present = dict(zip(probes, pool.map(lambda pair: _library_has(toolchain, library, *pair, objdir), probes)))
+    for pair, (table, index) in sorted(kernel_probes.items(), key=lambda item: item[1]):
+        if not present[pair]:
+            report.missing_kernels.setdefault(table, {})[index] = pair[1]
     unit_jobs = {}
     for unit, source in op_unit_sources().items():
         for dtype, bits in UNIT_DTYPES.items():

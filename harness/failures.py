@@ -11,10 +11,11 @@ NUMERIC = "numeric"      # outputs outside tolerance
 PERF = "perf"            # a performance gate was missed
 NOT_FIT = "not_fit"      # the case does not fit the target (L1, cores, format)
 UNSUPPORTED = "unsupported"  # the library lacks what the case needs (a struct field of the API)
+ABSENT = "absent"        # the library lacks a kernel beyond the published API (lib_c's own): not run
 BAD_CASE = "bad_case"    # the case itself is malformed
 ENVIRONMENT = "environment"  # the machine running the harness failed: a full disk, no permission
 
-ALL = (BUILD, LOAD, TRANSPORT, TIMEOUT, CRASH, RACE, NUMERIC, PERF, NOT_FIT, UNSUPPORTED, BAD_CASE, ENVIRONMENT)
+ALL = (BUILD, LOAD, TRANSPORT, TIMEOUT, CRASH, RACE, NUMERIC, PERF, NOT_FIT, UNSUPPORTED, ABSENT, BAD_CASE, ENVIRONMENT)
 
 
 class CaseFailure(Exception):

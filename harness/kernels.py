@@ -10,14 +10,14 @@ from pathlib import Path
 from harness.dtypes import build_of
 
 KERNELS_DEF = Path(__file__).parent / "runtime" / "include" / "ptl_kernels.def"
-_ENTRY = re.compile(r"^PTL_KERNEL\((\w+),\s*(\d+),\s*(\w+)\)\s*$", re.MULTILINE)
+_ENTRY = re.compile(r"^PTL_KERNEL\((\w+),\s*(\d+),\s*(\w+),\s*(api|lib_c)\)\s*$", re.MULTILINE)
 
 
 @lru_cache(maxsize=None)
 def kernel_tables() -> dict[str, tuple[str, ...]]:
     """{"fp32": names by index, "fp16": names by index}."""
     tables: dict[str, list[str]] = {}
-    for table, index, name in _ENTRY.findall(KERNELS_DEF.read_text()):
+    for table, index, name, _ in _entries():
         names = tables.setdefault(table, [])
         if int(index) != len(names):
             raise ValueError(f"{KERNELS_DEF}: {table} kernel {name} has index {index}, expected {len(names)}")
@@ -28,3 +28,21 @@ def kernel_tables() -> dict[str, tuple[str, ...]]:
 def kernel_table(dtype: str) -> tuple[str, ...]:
     """The kernel names a dtype's mm_manager indexes (bf16 uses the FP16 table)."""
     return kernel_tables()[build_of(dtype)]
+
+
+@lru_cache(maxsize=None)
+def own_kernels() -> tuple[tuple[str, int, str], ...]:
+    """(table, index, name) of lib_c's own kernels (origin lib_c in the .def):
+    a library under test may lack them; the build looks for each by name, and
+    the variants of one it lacks are reported `absent` (not run)."""
+    return tuple((table, int(index), name) for table, index, name, origin in _entries() if origin == "lib_c")
+
+
+def _entries() -> list[tuple[str, str, str, str]]:
+    text = KERNELS_DEF.read_text()
+    entries = _ENTRY.findall(text)
+    written = sum(line.startswith("PTL_KERNEL(") for line in text.splitlines())
+    if written != len(entries):
+        raise ValueError(f"{KERNELS_DEF}: {written - len(entries)} PTL_KERNEL line(s) not of the form "
+                         f"PTL_KERNEL(table, index, name, api|lib_c)")
+    return entries

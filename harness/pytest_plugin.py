@@ -334,8 +334,8 @@ class PtlPlugin:
             if expected:
                 _note_expectation(request, self.expectations, expected, FIXED)
             return
-        if result.failure.kind == failures.NOT_FIT:
-            pytest.skip(f"[not_fit] {result.failure.message}")
+        if result.failure.kind in (failures.NOT_FIT, failures.ABSENT):
+            pytest.skip(f"[{result.failure.kind}] {result.failure.message}")
         if expected and (expected := self.expectations.match(variant.id, variant.case.features, result.failure)):
             _note_expectation(request, self.expectations, expected, expected.label)
             pytest.xfail(f"[{expected.label}] {expected.reason} ({expected.where})\n{result.failure}")

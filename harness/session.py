@@ -151,6 +151,20 @@ class Session:
             raise artefact
         return artefact
 
+    def kernels_for(self, case: Case) -> tuple[int, ...]:
+        """The case's kernel indices that the library under test has: every one
+        of the published table, and lib_c's own only where the library has
+        them (what the tuner offers). Builds the runner if needed; a case that
+        cannot build keeps them all, and fails on its own when run."""
+        kernels = case.entry.kernels(case.dtype, case.step)
+        try:
+            artefact = self.artefact_for(case.dtype)
+        except CaseFailure:
+            return kernels
+        op = artefact.contract.ops.get(case.entry.runner_op(case.dtype))
+        missing = artefact.units.missing_kernels.get(op.kernels, {}) if op else {}
+        return tuple(k for k in kernels if k not in missing)
+
     def build_summary(self) -> list[str]:
         """One line per built configuration: which op units and library files
         built and which did not (the run's header and summary show it)."""
@@ -297,6 +311,10 @@ class Session:
             layout = self.layout_for(case, artefact, bundle)
         except CaseFailure as failure:
             return {v: VariantResult(v, failure) for v in variants}
+        absent = self._absent_kernels(case, artefact, variants)
+        variants = [v for v in variants if v not in absent]
+        if not variants:
+            return absent
         payload = self.payload_for(case, variants, bundle, layout)
         workdir = Path(tempfile.mkdtemp(dir=self.workdir))
         try:
@@ -317,12 +335,24 @@ class Session:
         for result in results.values():
             result.delivery = raw.delivery or {}
         self._record(case, results)
+        results.update(absent)
         if stopped_in is not None:
             # One variant hung or crashed the runner, and the ones after it never
             # ran: run them again without it, so that one broken kernel does not
             # hide the results of the others.
             results.update(self._run_case(case, variants[stopped_in + 1:]))
         return results
+
+    def _absent_kernels(self, case: Case, artefact: Artefact, variants: list[Variant]) -> dict[Variant, VariantResult]:
+        """The variants that select one of lib_c's own kernels which the library
+        under test does not have (ptl_kernels.def, origin lib_c): not run."""
+        table = artefact.contract.ops[case.entry.runner_op(case.dtype)].kernels
+        missing = artefact.units.missing_kernels.get(table, {})
+        return {v: VariantResult(v, CaseFailure(
+                    failures.ABSENT, f"{self.library_path} has no {missing[v.kernel]}: kernel #{v.kernel} of the "
+                                     f"{table} table is one of lib_c's own, after the published API's "
+                                     f"(harness/runtime/include/ptl_kernels.def); not run"))
+                for v in variants if v.kernel in missing}
 
     def _record(self, case: Case, results: dict[Variant, VariantResult]) -> None:
         """Keep what a run measured in the results database, if there is one."""

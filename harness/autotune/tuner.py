@@ -75,12 +75,17 @@ class Evaluator:
         self._pieces: dict[Case, dict[tuple[int, int], Measurement]] = {}
         self.reused = 0     # variants found in the database
 
+    def kernels(self, case: Case) -> tuple[int, ...]:
+        """The kernels a configuration may use: those the library has (a replay
+        builds nothing, and offers every kernel the catalogue names)."""
+        return case.entry.kernels(case.dtype, case.step) if self.replay else self.session.kernels_for(case)
+
     def measurements(self, case: Case) -> dict[tuple[int, int], Measurement]:
         if case in self._pieces:
             return self._pieces[case]
         scope = self.session.scope_for(case.dtype, any_build=self.replay)
         found = self.db.lookup(scope, self.session.case_key(case))
-        variants = [Variant(case, k, c) for k in case.entry.kernels(case.dtype, case.step) for c in self.cores]
+        variants = [Variant(case, k, c) for k in self.kernels(case) for c in self.cores]
         missing = [v for v in variants if (v.kernel, v.cores) not in found]
         self.reused += len(variants) - len(missing)
         if missing and not self.replay:
@@ -94,7 +99,7 @@ class Evaluator:
         first = tiling.pieces[0].case
         names = first.entry.kernel_names(first.dtype)
         outcomes = []
-        for kernel in first.entry.kernels(first.dtype, first.step):
+        for kernel in self.kernels(first):
             for cores in self.cores:
                 outcomes.append(_combine(tiling, kernel, names[kernel], cores,
                                          [(p, m.get((kernel, cores))) for p, m in per_piece]))

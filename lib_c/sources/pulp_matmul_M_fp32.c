@@ -40,3 +40,12 @@ void mm_M_unroll_4x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_f
 
 /* As mm_M, 4 rows x 4 columns of C per inner loop. */
 void mm_M_unroll_4x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x4, 1); }
+
+/* lib_c's own: as mm_M, 5 rows x 5 columns of C per inner loop. */
+void mm_M_unroll_5x5(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_5x5, 1); }
+
+/* lib_c's own: as mm_M, 4 rows x 6 columns of C per inner loop. */
+void mm_M_unroll_4x6(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x6, 1); }
+
+/* lib_c's own: as mm_M, 6 rows x 4 columns of C per inner loop. */
+void mm_M_unroll_6x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_6x4, 1); }

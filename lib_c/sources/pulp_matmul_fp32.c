@@ -40,3 +40,12 @@ void mm_unroll_4x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp3
 
 /* As mm, 4 rows x 4 columns of C per inner loop. */
 void mm_unroll_4x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x4, 0); }
+
+/* lib_c's own: as mm, 5 rows x 5 columns of C per inner loop. */
+void mm_unroll_5x5(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_5x5, 0); }
+
+/* lib_c's own: as mm, 4 rows x 6 columns of C per inner loop. */
+void mm_unroll_4x6(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x6, 0); }
+
+/* lib_c's own: as mm, 6 rows x 4 columns of C per inner loop. */
+void mm_unroll_6x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_6x4, 0); }

@@ -2,111 +2,268 @@
  * pulp_mm_tiles_fp32.c: register-blocked FP32 matmul tiles and the slice
  * driver shared by the N-split and M-split kernels.
  *
- * A tile computes a U x V block of C over the whole K. Its K loop is written
- * for a simple in-order core without indexed or post-increment loads:
- *   - each A row has its own pointer, and so has each B column when B is
- *     transposed (M x K); a row-major B (K x M) instead gets one pointer per k
- *     of a loop step and its V columns are immediate offsets;
- *   - most tiles step K by 2, so the second k is an immediate offset too;
- *   - accumulators are scalars in registers, the loop has one branch, no
- *     index multiplication, and every pointer moves by a loop-invariant step.
- * With 4 x 4 that is 16 loads + 32 fmadd + 7 pointer/branch instructions per
- * two k (B K x M), about 1.7 instructions per multiply-accumulate.
- * Every element is summed over k = 0..K-1 in order from 0.0f, so all tiles
- * (and all kernels) round identically.
+ * A tile computes blocks of U x V elements of C, side by side along a row
+ * panel, each over the whole K. Its K loop is written for a simple in-order
+ * core without indexed or post-increment loads (rv32imf):
+ *   - each A row has its own pointer, and the k steps of one loop pass are
+ *     immediate offsets from it;
+ *   - a row-major B (K x M) has one pointer that moves by M after each k, and
+ *     the V columns are immediate offsets from it; a transposed B (M x K)
+ *     has one pointer per column, with k as the offset, like A;
+ *   - accumulators are scalars in registers, and the loop has one branch.
+ * So one k costs U + V loads and U * V fmadd, plus one add for B's pointer
+ * when B is row-major; per loop pass of KU k, one add per other pointer and
+ * the branch (lib_c/README.md: the floor). K is done in K / KU passes, the
+ * first written apart from the loop (below), then straight code for each bit
+ * of K % KU. A row panel's blocks share one call.
+ *
+ * Every element is summed over k = 0..K-1 in order from 0.0f (the first
+ * fmadd of the first pass is 0.0f + a * b, rounded once, as in the loop), so
+ * all tiles and all kernels round identically.
  */
 #include "pulp_mm_tiles_fp32.h"
 #include "pulp_mm_repeat.h"
 
-/* ---- pieces of a tile; u = row, v = column, s = k offset within a step -- */
+#include <limits.h>
+
+/* From this K on a core takes the unrolled tiles; below it, the short ones:
+ * the unrolled tiles set up and save more registers than a short K repays
+ * (measured on the suite's shapes: at K = 16 the short ones are faster). */
+#define PTL_MM_LONG_K 32
+
+/* GCC's first scheduling pass hoists the loads of later k steps above the
+ * fmadds of earlier ones, and with 29 to 31 of the 32 FP registers taken by
+ * the 5x5, 4x6 and 6x4 blocks, that spills (RV32 GCC 12: 50 flw + 50 fsw more
+ * per 16 k of 5x5). The second pass, after register allocation, still runs. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-schedule-insns")
+#endif
+
+/* ---- pieces of a tile; u = row, v = column, s = k offset within a pass -- */
 
 #define PTL_ACC(u, v) acc##u##_##v
 
 #define PTL_DECL_ACC(v, u, _) float PTL_ACC(u, v) = 0.0f;
 #define PTL_DECL_ROW(u, V, _) const float *a##u = a + (u) * K; PTL_S##V(PTL_DECL_ACC, u, ~)
-#define PTL_INC_ROW(u, KU, _) a##u += KU;
+#define PTL_INC_ROW(u, n, _) a##u += n;
 
-/* B K x M ("bn"): pointer bk<s> -> B(k + s, j); columns are offsets. */
-#define PTL_BN_DECL(s, _, __) const float *bk##s = b + (s) * M;
-#define PTL_BN_INC(s, KU, _) bk##s += (KU) * M;
-#define PTL_BN_LOAD(v, s, _) const float bv##v = bk##s[v];
-/* B M x K ("bt"): pointer bc<v> -> B(k, j + v); the k offset is s. */
-#define PTL_BT_DECL(v, _, __) const float *bc##v = b + (v) * K;
-#define PTL_BT_INC(v, KU, _) bc##v += KU;
+/* B K x M ("bn"): bk -> B(k, j); a step loads V columns and moves bk by M. */
+#define PTL_bn_DECL(V) const float *bk = b;
+#define PTL_BN_LOAD(v, s, _) const float bv##v = bk[v];
+#define PTL_bn_INC(V, n)
+#define PTL_bn_NEXT(V) (V)
+/* B M x K ("bt"): bc<v> -> B(k, j + v); the k offset is s, as for A. */
+#define PTL_BT_PTR(v, _, __) const float *bc##v = b + (v) * K;
+#define PTL_bt_DECL(V) PTL_S##V(PTL_BT_PTR, ~, ~)
 #define PTL_BT_LOAD(v, s, _) const float bv##v = bc##v[s];
+#define PTL_BT_MOVE(v, n, _) bc##v += n;
+#define PTL_bt_INC(V, n) PTL_S##V(PTL_BT_MOVE, n, ~)
+#define PTL_bt_NEXT(V) ((V) * K)
 
 #define PTL_MAC(v, u, _) PTL_ACC(u, v) += av * bv##v;
 #define PTL_MAC_ROW(u, V, s) { const float av = a##u[s]; PTL_S##V(PTL_MAC, u, ~) }
-#define PTL_STORE(v, u, _) c[(u) * M + (v)] = PTL_ACC(u, v);
-#define PTL_STORE_ROW(u, V, _) PTL_S##V(PTL_STORE, u, ~)
+#define PTL_STORE(v, u, _) cu[v] = PTL_ACC(u, v);
+#define PTL_STORE_ROW(u, V, _) { float *const cu = c + (u) * M; PTL_S##V(PTL_STORE, u, ~) }
 
-/* One k of the tile at offset s from the current pointers. */
-#define PTL_STEP_bn(U, V, s) { PTL_S##V(PTL_BN_LOAD, s, ~) PTL_R##U(PTL_MAC_ROW, V, s) }
-#define PTL_STEP_bt(U, V, s) { PTL_S##V(PTL_BT_LOAD, s, ~) PTL_R##U(PTL_MAC_ROW, V, s) }
-#define PTL_STEPS_1(U, V, L) PTL_STEP_##L(U, V, 0)
-#define PTL_STEPS_2(U, V, L) PTL_STEP_##L(U, V, 0) PTL_STEP_##L(U, V, 1)
+/* One k at offset s from the current pointers (U, V packed as one argument). */
+#define PTL_STEP_bn(s, U, V) { PTL_S##V(PTL_BN_LOAD, s, ~) bk += M; PTL_R##U(PTL_MAC_ROW, V, s) }
+#define PTL_STEP_bt(s, U, V) { PTL_S##V(PTL_BT_LOAD, s, ~) PTL_R##U(PTL_MAC_ROW, V, s) }
+/* n k steps, then every pointer moved past them. */
+#define PTL_PASS(n, U, V, L)                                                             \
+    PTL_K##n(PTL_STEP_##L, U, V) PTL_R##U(PTL_INC_ROW, n, ~) PTL_##L##_INC(V, n)
+/* The k left after the loop, fewer than KU: one straight pass per bit. */
+#define PTL_REST_1(U, V, L)
+#define PTL_REST_2(U, V, L) if (rest & 1) { PTL_PASS(1, U, V, L) }
+#define PTL_REST_4(U, V, L) if (rest & 2) { PTL_PASS(2, U, V, L) } PTL_REST_2(U, V, L)
+#define PTL_REST_8(U, V, L) if (rest & 4) { PTL_PASS(4, U, V, L) } PTL_REST_4(U, V, L)
+#define PTL_REST_16(U, V, L) if (rest & 8) { PTL_PASS(8, U, V, L) } PTL_REST_8(U, V, L)
 
-/* B pointers: one per k of a step (bn) or one per column (bt). */
-#define PTL_BPTRS_bn(V, KU) PTL_R##KU(PTL_BN_DECL, ~, ~)
-#define PTL_BPTRS_bt(V, KU) PTL_S##V(PTL_BT_DECL, ~, ~)
-#define PTL_BINC_bn(V, KU) PTL_R##KU(PTL_BN_INC, KU, ~)
-#define PTL_BINC_bt(V, KU) PTL_S##V(PTL_BT_INC, KU, ~)
-
-/* tile_<U>x<V>[_k<KU>]_<L>: U x V block, K stepped by KU, B layout L.
- * a -> A(i, 0); b -> B(0, j) in layout L; c -> C(i, j); K, M: sizes. */
-#define PTL_DEFINE_TILE(name, U, V, KU, L)                                               \
-    static void name(const float *a, const float *b, float *c, int K, int M)             \
+/* name: `blocks` (>= 1) U x V blocks of C along a row panel, K (>= 1) by KU,
+ * B in layout L. a -> A(i, 0); b -> B(0, j) in layout L; c -> C(i, j).
+ * With FIRST, the first pass is written apart from the loop: there every
+ * accumulator is still the constant 0.0f, so its first fmadd adds a shared
+ * zero register (0.0f + a * b, rounded once, as in the loop) and nothing is
+ * zeroed. That pays for the larger blocks; a small one zeroes instead and
+ * keeps its code short. */
+#define PTL_DEFINE_TILE(name, U, V, KU, L, FIRST)                                        \
+    static void name(const float *a, const float *b, float *c, int K, int M, int blocks) \
     {                                                                                    \
-        PTL_R##U(PTL_DECL_ROW, V, ~)                                                     \
-        PTL_BPTRS_##L(V, KU)                                                             \
-        const float *const a_end = a + (K - K % (KU));                                   \
-        while (a0 != a_end) {                                                            \
-            PTL_STEPS_##KU(U, V, L)                                                      \
-            PTL_R##U(PTL_INC_ROW, KU, ~)                                                 \
-            PTL_BINC_##L(V, KU)                                                          \
-        }                                                                                \
-        if ((KU) == 2 && (K & 1))                                                        \
-            PTL_STEP_##L(U, V, 0)                                                        \
-        PTL_R##U(PTL_STORE_ROW, V, ~)                                                    \
-        (void)M;                                                                         \
+        const int passes = K / (KU), rest = K % (KU);                                    \
+        const int looped = (FIRST) ? (passes > 1 ? (passes - 1) * (KU) : 0) : passes * (KU); \
+        (void)rest;                                                                      \
+        do {                                                                             \
+            PTL_R##U(PTL_DECL_ROW, V, ~)                                                 \
+            PTL_##L##_DECL(V)                                                            \
+            if (!(FIRST) || passes) {                                                    \
+                if (FIRST) {                                                             \
+                    PTL_PASS(KU, U, V, L)                                                \
+                }                                                                        \
+                const float *const a_end = a0 + looped;                                  \
+                while (a0 != a_end) {                                                    \
+                    PTL_PASS(KU, U, V, L)                                                \
+                }                                                                        \
+            }                                                                            \
+            if ((KU) > 1 && rest) {                                                      \
+                PTL_REST_##KU(U, V, L)                                                   \
+            }                                                                            \
+            PTL_R##U(PTL_STORE_ROW, V, ~)                                                \
+            b += PTL_##L##_NEXT(V);                                                      \
+            c += (V);                                                                    \
+        } while (--blocks);                                                              \
     }
 
-#define PTL_DEFINE_TILE_PAIR(U, V, KU, sfx)                                              \
-    PTL_DEFINE_TILE(tile_##U##x##V##sfx##_bn, U, V, KU, bn)                              \
-    PTL_DEFINE_TILE(tile_##U##x##V##sfx##_bt, U, V, KU, bt)
+/* tile_<U>x<V>_<bn|bt>, K stepped by KU, for K >= PTL_MM_LONG_K. */
+#define PTL_DEFINE_TILE_PAIR(U, V, KU)                                                   \
+    PTL_DEFINE_TILE(tile_##U##x##V##_bn, U, V, KU, bn, (U) * (V) >= 8)                  \
+    PTL_DEFINE_TILE(tile_##U##x##V##_bt, U, V, KU, bt, (U) * (V) >= 8)
+/* tile_<U>x<V>_short_<bn|bt>, K stepped by 2, for a shorter K. */
+#define PTL_DEFINE_SHORT_PAIR(U, V)                                                      \
+    PTL_DEFINE_TILE(tile_##U##x##V##_short_bn, U, V, 2, bn, 0)                           \
+    PTL_DEFINE_TILE(tile_##U##x##V##_short_bt, U, V, 2, bt, 0)
 
-PTL_DEFINE_TILE_PAIR(1, 1, 1, )
-PTL_DEFINE_TILE_PAIR(1, 1, 2, _u2)
-PTL_DEFINE_TILE_PAIR(1, 2, 2, )
-PTL_DEFINE_TILE_PAIR(1, 4, 2, )
-PTL_DEFINE_TILE_PAIR(1, 8, 2, )
-PTL_DEFINE_TILE_PAIR(2, 1, 2, )
-PTL_DEFINE_TILE_PAIR(4, 1, 2, )
-PTL_DEFINE_TILE_PAIR(8, 1, 2, )
-PTL_DEFINE_TILE_PAIR(2, 2, 2, )
-PTL_DEFINE_TILE_PAIR(2, 4, 2, )
-PTL_DEFINE_TILE_PAIR(4, 2, 2, )
-PTL_DEFINE_TILE_PAIR(4, 4, 2, )
+/* mm and mm_u2 keep their algorithm: one element, K by 1 or by 2. */
+PTL_DEFINE_TILE(tile_1x1_k1_bn, 1, 1, 1, bn, 0)
+PTL_DEFINE_TILE(tile_1x1_k1_bt, 1, 1, 1, bt, 0)
+PTL_DEFINE_TILE(tile_1x1_k2_bn, 1, 1, 2, bn, 0)
+PTL_DEFINE_TILE(tile_1x1_k2_bt, 1, 1, 2, bt, 0)
 
-#define PTL_PAIR(name) {tile_##name##_bn, tile_##name##_bt}
-/* Leftover rows use 1 x V, leftover columns U x 1, the corner 1 x 1. */
-#define PTL_TILESET(U, V)                                                                \
-    const struct ptl_mm_tileset_fp32 ptl_mm_fp32_tiles_##U##x##V = {                     \
-        U, V, PTL_PAIR(U##x##V), PTL_PAIR(1x##V), PTL_PAIR(U##x1), PTL_PAIR(1x1)}
+PTL_DEFINE_TILE_PAIR(1, 1, 8)
+PTL_DEFINE_TILE_PAIR(1, 2, 8)
+PTL_DEFINE_TILE_PAIR(1, 4, 8)
+PTL_DEFINE_TILE_PAIR(1, 5, 8)
+PTL_DEFINE_TILE_PAIR(1, 6, 8)
+PTL_DEFINE_TILE_PAIR(1, 8, 8)
+PTL_DEFINE_TILE_PAIR(2, 1, 8)
+PTL_DEFINE_TILE_PAIR(2, 2, 8)
+PTL_DEFINE_TILE_PAIR(2, 4, 8)
+PTL_DEFINE_TILE_PAIR(2, 5, 8)
+PTL_DEFINE_TILE_PAIR(2, 6, 8)
+PTL_DEFINE_TILE_PAIR(4, 1, 8)
+PTL_DEFINE_TILE_PAIR(4, 2, 8)
+PTL_DEFINE_TILE_PAIR(4, 4, 16)
+PTL_DEFINE_TILE_PAIR(4, 5, 16)
+PTL_DEFINE_TILE_PAIR(4, 6, 16)
+PTL_DEFINE_TILE_PAIR(5, 1, 8)
+PTL_DEFINE_TILE_PAIR(5, 2, 8)
+PTL_DEFINE_TILE_PAIR(5, 4, 16)
+PTL_DEFINE_TILE_PAIR(5, 5, 16)
+PTL_DEFINE_TILE_PAIR(6, 1, 8)
+PTL_DEFINE_TILE_PAIR(6, 2, 8)
+PTL_DEFINE_TILE_PAIR(6, 4, 16)
+PTL_DEFINE_TILE_PAIR(8, 1, 8)
 
-PTL_TILESET(1, 1);
-PTL_TILESET(1, 2);
-PTL_TILESET(1, 4);
-PTL_TILESET(1, 8);
-PTL_TILESET(2, 1);
-PTL_TILESET(4, 1);
-PTL_TILESET(8, 1);
-PTL_TILESET(2, 2);
-PTL_TILESET(2, 4);
-PTL_TILESET(4, 2);
-PTL_TILESET(4, 4);
-const struct ptl_mm_tileset_fp32 ptl_mm_fp32_tiles_1x1_u2 = {
-    1, 1, PTL_PAIR(1x1_u2), PTL_PAIR(1x1_u2), PTL_PAIR(1x1_u2), PTL_PAIR(1x1_u2)};
+/* A short K: a kernel's U x V block, and 1 x V, U x 1, 1 x 1 for what is left. */
+PTL_DEFINE_SHORT_PAIR(1, 1)
+PTL_DEFINE_SHORT_PAIR(1, 2)
+PTL_DEFINE_SHORT_PAIR(1, 4)
+PTL_DEFINE_SHORT_PAIR(1, 5)
+PTL_DEFINE_SHORT_PAIR(1, 6)
+PTL_DEFINE_SHORT_PAIR(1, 8)
+PTL_DEFINE_SHORT_PAIR(2, 1)
+PTL_DEFINE_SHORT_PAIR(2, 2)
+PTL_DEFINE_SHORT_PAIR(2, 4)
+PTL_DEFINE_SHORT_PAIR(4, 1)
+PTL_DEFINE_SHORT_PAIR(4, 2)
+PTL_DEFINE_SHORT_PAIR(4, 4)
+PTL_DEFINE_SHORT_PAIR(4, 6)
+PTL_DEFINE_SHORT_PAIR(5, 1)
+PTL_DEFINE_SHORT_PAIR(5, 5)
+PTL_DEFINE_SHORT_PAIR(6, 1)
+PTL_DEFINE_SHORT_PAIR(6, 4)
+PTL_DEFINE_SHORT_PAIR(8, 1)
+
+/* A kernel's tiles: heights H0 > H1 > ... and widths W0 > W1 > ..., each list
+ * four long, ending in 1 and padded with 1 (a padded class is never reached). */
+#define PTL_TILE_REF(w, h, L) tile_##h##x##w##_##L
+#define PTL_TILE_ROW(h, L, W0, W1, W2, W3)                                               \
+    {PTL_TILE_REF(W0, h, L), PTL_TILE_REF(W1, h, L), PTL_TILE_REF(W2, h, L), PTL_TILE_REF(W3, h, L)}
+#define PTL_TILE_GRID(L, H0, H1, H2, H3, W0, W1, W2, W3)                                 \
+    {PTL_TILE_ROW(H0, L, W0, W1, W2, W3), PTL_TILE_ROW(H1, L, W0, W1, W2, W3),           \
+     PTL_TILE_ROW(H2, L, W0, W1, W2, W3), PTL_TILE_ROW(H3, L, W0, W1, W2, W3)}
+#define PTL_SHORT_GRID(L, U, V)                                                          \
+    {{PTL_TILE_REF(V, U, short_##L), PTL_TILE_REF(1, U, short_##L)},                     \
+     {PTL_TILE_REF(V, 1, short_##L), PTL_TILE_REF(1, 1, short_##L)}}
+#define PTL_TILESET(name, H0, H1, H2, H3, W0, W1, W2, W3)                                \
+    const struct ptl_mm_tileset_fp32 ptl_mm_fp32_tiles_##name = {                        \
+        PTL_MM_LONG_K,                                                                   \
+        {H0, H1, H2, H3},                                                                \
+        {W0, W1, W2, W3},                                                                \
+        {PTL_TILE_GRID(bn, H0, H1, H2, H3, W0, W1, W2, W3),                              \
+         PTL_TILE_GRID(bt, H0, H1, H2, H3, W0, W1, W2, W3)},                             \
+        {PTL_SHORT_GRID(bn, H0, W0), PTL_SHORT_GRID(bt, H0, W0)}}
+
+PTL_TILESET(1x2, 1, 1, 1, 1, 2, 1, 1, 1);
+PTL_TILESET(1x4, 1, 1, 1, 1, 4, 2, 1, 1);
+PTL_TILESET(1x8, 1, 1, 1, 1, 8, 4, 2, 1);
+PTL_TILESET(2x1, 2, 1, 1, 1, 1, 1, 1, 1);
+PTL_TILESET(4x1, 4, 2, 1, 1, 1, 1, 1, 1);
+PTL_TILESET(8x1, 8, 4, 2, 1, 1, 1, 1, 1);
+PTL_TILESET(2x2, 2, 1, 1, 1, 2, 1, 1, 1);
+PTL_TILESET(2x4, 2, 1, 1, 1, 4, 2, 1, 1);
+PTL_TILESET(4x2, 4, 2, 1, 1, 2, 1, 1, 1);
+PTL_TILESET(4x4, 4, 2, 1, 1, 4, 2, 1, 1);
+PTL_TILESET(5x5, 5, 4, 2, 1, 5, 4, 2, 1);
+PTL_TILESET(4x6, 4, 2, 1, 1, 6, 4, 2, 1);
+PTL_TILESET(6x4, 6, 4, 2, 1, 4, 2, 1, 1);
+
+/* One tile for every class, short or long: the algorithm of mm and of mm_u2. */
+#define PTL_SAME2(t) {t, t}
+#define PTL_SAME4(t) {t, t, t, t}
+#define PTL_SAME16(t) {PTL_SAME4(t), PTL_SAME4(t), PTL_SAME4(t), PTL_SAME4(t)}
+#define PTL_ONE_TILE(name, tile)                                                         \
+    const struct ptl_mm_tileset_fp32 ptl_mm_fp32_tiles_##name = {                        \
+        INT_MAX,                                                                         \
+        {1, 1, 1, 1},                                                                    \
+        {1, 1, 1, 1},                                                                    \
+        {PTL_SAME16(tile##_bn), PTL_SAME16(tile##_bt)},                                  \
+        {{PTL_SAME2(tile##_bn), PTL_SAME2(tile##_bn)}, {PTL_SAME2(tile##_bt), PTL_SAME2(tile##_bt)}}}
+PTL_ONE_TILE(1x1, tile_1x1_k1);
+PTL_ONE_TILE(1x1_u2, tile_1x1_k2);
+
+#if defined(__GNUC__)
+#define PTL_NOINLINE __attribute__((noinline))
+#else
+#define PTL_NOINLINE
+#endif
+
+/* Rows [row0, row1) x columns [col0, col1) of C with a short K: U x V blocks,
+ * then 1 x V, U x 1 and 1 x 1 for what is left. Few live values, so that a
+ * small product pays for little more than its multiply-accumulates. */
+static PTL_NOINLINE void run_short(const ptl_mm_tile_fp32 (*tile)[2], int U, int V, const float *A,
+                                   const float *B, int b_col_step, float *C, int row0, int row1, int col0,
+                                   int col1, int K, int M)
+{
+    const int blocks = (col1 - col0) / V, j1 = col0 + blocks * V;
+    for (int i = row0; i < row1;) {
+        const int u = i + U <= row1 ? 0 : 1; /* U rows, or 1 */
+        const float *a = A + i * K;
+        float *c = C + i * M;
+        if (blocks)
+            tile[u][0](a, B + col0 * b_col_step, c + col0, K, M, blocks);
+        if (j1 < col1)
+            tile[u][1](a, B + j1 * b_col_step, c + j1, K, M, col1 - j1);
+        i += u ? 1 : U;
+    }
+}
+
+/* The same with a long K: row panels of each height class in turn, each cut
+ * into blocks of each width class in turn. */
+static PTL_NOINLINE void run_long(const ptl_mm_tile_fp32 (*grid)[4], const int *heights, const int *widths,
+                                  const float *A, const float *B, int b_col_step, float *C, int row0, int row1,
+                                  int col0, int col1, int K, int M)
+{
+    int i = row0;
+    for (int hi = 0; hi < 4 && i < row1; hi++)
+        for (const int h = heights[hi]; i + h <= row1; i += h)
+            for (int wi = 0, j = col0; j < col1; wi++) {
+                const int w = widths[wi];
+                if (j + w > col1)
+                    continue;
+                const int blocks = (col1 - j) / w;
+                grid[hi][wi](A + i * K, B + j * b_col_step, C + i * M + j, K, M, blocks);
+                j += blocks * w;
+            }
+}
 
 void ptl_mm_fp32_run(const struct matMul_args *args, const struct ptl_mm_tileset_fp32 *tiles,
                      int split_cols)
@@ -122,29 +279,18 @@ void ptl_mm_fp32_run(const struct matMul_args *args, const struct ptl_mm_tileset
     const int row0 = split_cols ? 0 : first, row1 = split_cols ? N : last;
     const int col0 = split_cols ? first : 0, col1 = split_cols ? last : M;
 
+    if (K == 0) { /* an empty sum */
+        for (int i = row0; i < row1; i++)
+            for (int j = col0; j < col1; j++)
+                args->C[i * M + j] = 0.0f;
+        return;
+    }
     const int t = args->trans_B ? 1 : 0;
     const int b_col_step = t ? K : 1; /* distance between columns of B */
-    const int U = tiles->U, V = tiles->V;
-    const float *A = args->A, *B = args->B;
-    float *C = args->C;
-
-    int i = row0;
-    for (; i + U <= row1; i += U) {
-        const float *a = A + i * K;
-        float *c = C + i * M;
-        int j = col0;
-        for (; j + V <= col1; j += V)
-            tiles->main[t](a, B + j * b_col_step, c + j, K, M);
-        for (; j < col1; j++)
-            tiles->cols_left[t](a, B + j * b_col_step, c + j, K, M);
-    }
-    for (; i < row1; i++) {
-        const float *a = A + i * K;
-        float *c = C + i * M;
-        int j = col0;
-        for (; j + V <= col1; j += V)
-            tiles->rows_left[t](a, B + j * b_col_step, c + j, K, M);
-        for (; j < col1; j++)
-            tiles->corner[t](a, B + j * b_col_step, c + j, K, M);
-    }
+    if (K < tiles->long_k)
+        run_short(tiles->short_tile[t], tiles->heights[0], tiles->widths[0], args->A, args->B, b_col_step,
+                  args->C, row0, row1, col0, col1, K, M);
+    else
+        run_long(tiles->tile[t], tiles->heights, tiles->widths, args->A, args->B, b_col_step, args->C, row0,
+                 row1, col0, col1, K, M);
 }

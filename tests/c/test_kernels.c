@@ -601,9 +601,10 @@ static void test_checker_can_fail(void)
 
 /* ---- mm_manager ----------------------------------------------------------- */
 
-/* The API's index tables (harness/runtime/include/ptl_kernels.def), as the
- * kernels they name: mm_manager's index i must run exactly api_kernels_*[i]. */
-#define PTL_KERNEL(table, index, name) PTL_KERNEL_##table(name)
+/* The index tables (harness/runtime/include/ptl_kernels.def: the API's and
+ * lib_c's own after them), as the kernels they name: mm_manager's index i
+ * must run exactly api_kernels_*[i]. */
+#define PTL_KERNEL(table, index, name, origin) PTL_KERNEL_##table(name)
 #define PTL_KERNEL_fp32(name) name,
 #define PTL_KERNEL_fp16(name)
 static void (*const api_kernels_fp32[])(void *) = {
@@ -736,7 +737,7 @@ static void test_managers(void)
 
         /* An unknown index must be visible: message from core 0, C all NaN. */
         for (int cores = 1; s == 1 && cores <= 8; cores += 7) {
-            const int bad_types[2] = {24, -1};
+            const int bad_types[2] = {pulp_mm_kernel_count_fp32, -1};
             for (int t = 0; t < 2; t++) {
                 struct matMul_args args;
                 memset(&args, 0, sizeof args);
@@ -756,7 +757,8 @@ static void test_managers(void)
                 memset(&hargs, 0, sizeof hargs);
                 hargs.A = Ah, hargs.B = Bh, hargs.C = Ch, hargs.N = N, hargs.M = M, hargs.K = K;
                 struct mm_manager_args_fp16 hmgr = {.mm_args = &hargs, .layer_type = LAYER_LINEAR,
-                                                    .step_type = STEP_FW, .matmul_type = t ? -1 : 9};
+                                                    .step_type = STEP_FW,
+                                                    .matmul_type = t ? -1 : pulp_mm_kernel_count_fp16};
                 for (int e = 0; e < N * M; e++)
                     Ch[e] = fp16_zero();
                 printf("  (expected error message follows)\n  ");

@@ -115,7 +115,7 @@ static void describe(void)
     static const char *const tables[] = {"fp32", "fp16"};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         size_t used = (size_t)snprintf(text, sizeof text, "kernels %s|", tables[t]);
-#define PTL_KERNEL(table, index, name)                                                             \
+#define PTL_KERNEL(table, index, name, _)                                                           \
     if (strcmp(#table, tables[t]) == 0 && used < sizeof text)                                      \
         used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", index ? " " : "", #name);
 #include "ptl_kernels.def"
