@@ -162,9 +162,9 @@ def summary(lat: dict[tuple[int, int], int]) -> bool:
     return per_mac <= GOAL_1H and mac_per_instr >= GOAL_8H
 
 
-def one_compiler_target(compiler: str):
-    """The qemu target, building with one named compiler of its candidates only."""
-    base = type(make_target("qemu"))
+def one_compiler_target(compiler: str, target: str = "qemu"):
+    """A target building with one named compiler of its candidates only."""
+    base = type(make_target(target))
 
     class OneCompiler(base):
         def compiler_candidates(self, config: BuildConfig):
@@ -172,12 +172,16 @@ def one_compiler_target(compiler: str):
     return OneCompiler()
 
 
+def compiler_for(trainlib: Path, target: str = "qemu") -> str:
+    """The compiler the harness picks for a library's FP32 build: the first of
+    the target's candidates that compiles its headers."""
+    return make_target(target).compiler_choice(BuildConfig(LibrarySource.at(trainlib), "bf16", None)).compiler.name
+
+
 def published(cache: Path, trainlib: Path) -> list[dict]:
     """The published library beside lib_c, both built by the compiler that the
     published headers compile with (the harness's usual choice for it)."""
-    probe = make_target("qemu")
-    config = BuildConfig(LibrarySource.at(trainlib), "bf16", None)
-    compiler = probe.compiler_choice(config).compiler.name
+    compiler = compiler_for(trainlib)
     rows = []
     print(f"\n{trainlib} beside lib_c, both built by {compiler} with the same flags "
           f"(fp32, {SIZE}x{SIZE}x{SIZE}, the API's 24 kernels)")
