@@ -13,13 +13,11 @@
  *   - accumulators are scalars in registers, and the loop has one branch.
  * So one k costs U + V loads and U * V fmadd, plus one add for B's pointer
  * when B is row-major; per loop pass of KU k, one add per other pointer and
- * the branch (lib_c/README.md: the floor). K is done in K / KU passes, the
- * first written apart from the loop (below), then straight code for each bit
- * of K % KU. A row panel's blocks share one call.
+ * the branch (lib_c/README.md: the floor). K is done in K / KU passes, then
+ * straight code for each bit of K % KU. A row panel's blocks share one call.
  *
- * Every element is summed over k = 0..K-1 in order from 0.0f (the first
- * fmadd of the first pass is 0.0f + a * b, rounded once, as in the loop), so
- * all tiles and all kernels round identically.
+ * Every element is summed over k = 0..K-1 in order from 0.0f, so all tiles
+ * and all kernels round identically.
  */
 #include "pulp_mm_tiles_fp32.h"
 #include "pulp_mm_repeat.h"
@@ -31,10 +29,23 @@
  * (measured on the suite's shapes: at K = 16 the short ones are faster). */
 #define PTL_MM_LONG_K 32
 
+/* How many k a loop pass takes, by block size. A PULP cluster core fetches
+ * from a 512-byte L0 instruction cache (GVSOC's pulp-open: 8 sets x 4 ways x
+ * 16 bytes): a loop body that outgrows it refills from the shared cache on
+ * every pass. A 5x5 k step is about 130 bytes, so the large blocks take 2 k
+ * per pass, the 4x4 and smaller ones 4. Measured on GVSOC, 64x64x64 on one
+ * core: 5x5 with 16 k per pass ran at 2.5 cycles per instruction, with 4 at
+ * 1.21, with 2 at 1.05. QEMU counts instructions only, and would favour
+ * longer passes (lib_c/README.md). */
+#define PTL_KU_BIG 2   /* 20 or more accumulators */
+#define PTL_KU_MID 4   /* 8 to 16 */
+#define PTL_KU_SMALL 4 /* fewer */
+
 /* GCC's first scheduling pass hoists the loads of later k steps above the
  * fmadds of earlier ones, and with 29 to 31 of the 32 FP registers taken by
- * the 5x5, 4x6 and 6x4 blocks, that spills (RV32 GCC 12: 50 flw + 50 fsw more
- * per 16 k of 5x5). The second pass, after register allocation, still runs. */
+ * the 5x5, 4x6 and 6x4 blocks, that spills (RV32 GCC 12, 5x5 with B
+ * row-major: a 2-k pass of 90 instructions, 6 of them fsw to the stack, is 80
+ * without it). The second pass, after register allocation, still runs. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-schedule-insns")
 #endif
@@ -79,29 +90,18 @@
 #define PTL_REST_16(U, V, L) if (rest & 8) { PTL_PASS(8, U, V, L) } PTL_REST_8(U, V, L)
 
 /* name: `blocks` (>= 1) U x V blocks of C along a row panel, K (>= 1) by KU,
- * B in layout L. a -> A(i, 0); b -> B(0, j) in layout L; c -> C(i, j).
- * With FIRST, the first pass is written apart from the loop: there every
- * accumulator is still the constant 0.0f, so its first fmadd adds a shared
- * zero register (0.0f + a * b, rounded once, as in the loop) and nothing is
- * zeroed. That pays for the larger blocks; a small one zeroes instead and
- * keeps its code short. */
-#define PTL_DEFINE_TILE(name, U, V, KU, L, FIRST)                                        \
+ * B in layout L. a -> A(i, 0); b -> B(0, j) in layout L; c -> C(i, j). */
+#define PTL_DEFINE_TILE(name, U, V, KU, L)                                               \
     static void name(const float *a, const float *b, float *c, int K, int M, int blocks) \
     {                                                                                    \
-        const int passes = K / (KU), rest = K % (KU);                                    \
-        const int looped = (FIRST) ? (passes > 1 ? (passes - 1) * (KU) : 0) : passes * (KU); \
+        const int looped = K - K % (KU), rest = K % (KU);                                \
         (void)rest;                                                                      \
         do {                                                                             \
             PTL_R##U(PTL_DECL_ROW, V, ~)                                                 \
             PTL_##L##_DECL(V)                                                            \
-            if (!(FIRST) || passes) {                                                    \
-                if (FIRST) {                                                             \
-                    PTL_PASS(KU, U, V, L)                                                \
-                }                                                                        \
-                const float *const a_end = a0 + looped;                                  \
-                while (a0 != a_end) {                                                    \
-                    PTL_PASS(KU, U, V, L)                                                \
-                }                                                                        \
+            const float *const a_end = a0 + looped;                                      \
+            while (a0 != a_end) {                                                        \
+                PTL_PASS(KU, U, V, L)                                                    \
             }                                                                            \
             if ((KU) > 1 && rest) {                                                      \
                 PTL_REST_##KU(U, V, L)                                                   \
@@ -114,16 +114,16 @@
 
 /* tile_<U>x<V>_<bn|bt>, K stepped by KU, for K >= PTL_MM_LONG_K. */
 #define PTL_DEFINE_TILE_PAIR(U, V, KU)                                                   \
-    PTL_DEFINE_TILE(tile_##U##x##V##_bn, U, V, KU, bn, (U) * (V) >= 8)                  \
-    PTL_DEFINE_TILE(tile_##U##x##V##_bt, U, V, KU, bt, (U) * (V) >= 8)
+    PTL_DEFINE_TILE(tile_##U##x##V##_bn, U, V, KU, bn)                                   \
+    PTL_DEFINE_TILE(tile_##U##x##V##_bt, U, V, KU, bt)
 /* tile_<U>x<V>_short_<bn|bt>, K stepped by 2, for a shorter K. */
 #define PTL_DEFINE_SHORT_PAIR(U, V)                                                      \
-    PTL_DEFINE_TILE(tile_##U##x##V##_short_bn, U, V, 2, bn, 0)                           \
-    PTL_DEFINE_TILE(tile_##U##x##V##_short_bt, U, V, 2, bt, 0)
+    PTL_DEFINE_TILE(tile_##U##x##V##_short_bn, U, V, 2, bn)                              \
+    PTL_DEFINE_TILE(tile_##U##x##V##_short_bt, U, V, 2, bt)
 
 /* mm and mm_u2 keep their algorithm: one element, K by 1 or by 2. */
-PTL_DEFINE_TILE(tile_1x1_k1_bn, 1, 1, 1, bn, 0)
-PTL_DEFINE_TILE(tile_1x1_k1_bt, 1, 1, 1, bt, 0)
+PTL_DEFINE_TILE(tile_1x1_k1_bn, 1, 1, 1, bn)
+PTL_DEFINE_TILE(tile_1x1_k1_bt, 1, 1, 1, bt)
 /* mm_u2 with B row-major, written out: one B pointer per k of the pair, each
  * moved by 2 M, which GCC 12 compiles one instruction shorter per pair than
  * one pointer moved by M twice. */
@@ -144,32 +144,32 @@ static void tile_1x1_k2_bn(const float *a, const float *b, float *c, int K, int 
         b += 1, c += 1;
     } while (--blocks);
 }
-PTL_DEFINE_TILE(tile_1x1_k2_bt, 1, 1, 2, bt, 0)
+PTL_DEFINE_TILE(tile_1x1_k2_bt, 1, 1, 2, bt)
 
-PTL_DEFINE_TILE_PAIR(1, 1, 8)
-PTL_DEFINE_TILE_PAIR(1, 2, 8)
-PTL_DEFINE_TILE_PAIR(1, 4, 8)
-PTL_DEFINE_TILE_PAIR(1, 5, 8)
-PTL_DEFINE_TILE_PAIR(1, 6, 8)
-PTL_DEFINE_TILE_PAIR(1, 8, 8)
-PTL_DEFINE_TILE_PAIR(2, 1, 8)
-PTL_DEFINE_TILE_PAIR(2, 2, 8)
-PTL_DEFINE_TILE_PAIR(2, 4, 8)
-PTL_DEFINE_TILE_PAIR(2, 5, 8)
-PTL_DEFINE_TILE_PAIR(2, 6, 8)
-PTL_DEFINE_TILE_PAIR(4, 1, 8)
-PTL_DEFINE_TILE_PAIR(4, 2, 8)
-PTL_DEFINE_TILE_PAIR(4, 4, 16)
-PTL_DEFINE_TILE_PAIR(4, 5, 16)
-PTL_DEFINE_TILE_PAIR(4, 6, 16)
-PTL_DEFINE_TILE_PAIR(5, 1, 8)
-PTL_DEFINE_TILE_PAIR(5, 2, 8)
-PTL_DEFINE_TILE_PAIR(5, 4, 16)
-PTL_DEFINE_TILE_PAIR(5, 5, 16)
-PTL_DEFINE_TILE_PAIR(6, 1, 8)
-PTL_DEFINE_TILE_PAIR(6, 2, 8)
-PTL_DEFINE_TILE_PAIR(6, 4, 16)
-PTL_DEFINE_TILE_PAIR(8, 1, 8)
+PTL_DEFINE_TILE_PAIR(1, 1, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(1, 2, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(1, 4, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(1, 5, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(1, 6, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(1, 8, PTL_KU_MID)
+PTL_DEFINE_TILE_PAIR(2, 1, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(2, 2, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(2, 4, PTL_KU_MID)
+PTL_DEFINE_TILE_PAIR(2, 5, PTL_KU_MID)
+PTL_DEFINE_TILE_PAIR(2, 6, PTL_KU_MID)
+PTL_DEFINE_TILE_PAIR(4, 1, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(4, 2, PTL_KU_MID)
+PTL_DEFINE_TILE_PAIR(4, 4, PTL_KU_MID)
+PTL_DEFINE_TILE_PAIR(4, 5, PTL_KU_BIG)
+PTL_DEFINE_TILE_PAIR(4, 6, PTL_KU_BIG)
+PTL_DEFINE_TILE_PAIR(5, 1, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(5, 2, PTL_KU_MID)
+PTL_DEFINE_TILE_PAIR(5, 4, PTL_KU_BIG)
+PTL_DEFINE_TILE_PAIR(5, 5, PTL_KU_BIG)
+PTL_DEFINE_TILE_PAIR(6, 1, PTL_KU_SMALL)
+PTL_DEFINE_TILE_PAIR(6, 2, PTL_KU_MID)
+PTL_DEFINE_TILE_PAIR(6, 4, PTL_KU_BIG)
+PTL_DEFINE_TILE_PAIR(8, 1, PTL_KU_MID)
 
 /* A short K: a kernel's U x V block, and 1 x V, U x 1, 1 x 1 for what is left. */
 PTL_DEFINE_SHORT_PAIR(1, 1)
