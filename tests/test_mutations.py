@@ -46,14 +46,14 @@ class Mutation:
 MUTATIONS = [
     Mutation("dropped_leftover_row",
              "sources/pulp_mm_tiles_fp32.c",
-             "    for (; i < row1; i++) {",
-             "    for (; i + 1 < row1; i++) {",
+             "    for (int i = row0; i < row1;) {",
+             "    for (int i = row0; i + 1 < row1;) {",
              "matmul-fp32-fw-N7xM8xK9",
              "matmul-fp32-fw-N7xM8xK9-trans_B0-bias0-mm_unroll_4x1-c1"),
     Mutation("odd_k_leftover_skipped",  # off-by-one in the K loop: the last k of an odd K is lost
              "sources/pulp_mm_tiles_fp32.c",
-             "        if ((KU) == 2 && (K & 1))",
-             "        if ((KU) == 2 && (K & 1) && 0)",
+             "            if ((KU) > 1 && rest) {",
+             "            if ((KU) > 1 && rest && 0) {",
              "matmul-fp32-fw-N7xM8xK9",
              "matmul-fp32-fw-N7xM8xK9-trans_B1-bias0-mm_unroll_2x2-c3"),
     Mutation("missing_barrier_before_bias",
