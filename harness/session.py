@@ -312,9 +312,12 @@ class Session:
         except CaseFailure as failure:
             return {v: VariantResult(v, failure) for v in variants}
         absent = self._absent_kernels(case, artefact, variants)
-        variants = [v for v in variants if v not in absent]
-        if not variants:
-            return absent
+        present = [v for v in variants if v not in absent]
+        return {**absent, **(self._run_present(case, present, artefact, bundle, layout) if present else {})}
+
+    def _run_present(self, case: Case, variants: list[Variant], artefact: Artefact, bundle: ReferenceBundle,
+                     layout: CaseLayout) -> dict[Variant, VariantResult]:
+        """One run of the variants the library can run, and their verdicts."""
         payload = self.payload_for(case, variants, bundle, layout)
         workdir = Path(tempfile.mkdtemp(dir=self.workdir))
         try:
@@ -335,7 +338,6 @@ class Session:
         for result in results.values():
             result.delivery = raw.delivery or {}
         self._record(case, results)
-        results.update(absent)
         if stopped_in is not None:
             # One variant hung or crashed the runner, and the ones after it never
             # ran: run them again without it, so that one broken kernel does not
