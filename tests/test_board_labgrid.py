@@ -61,7 +61,9 @@ def _stopped_run(coordinator, inventory, reports, scratch, stop) -> tuple[str, i
     try:
         deadline = time.monotonic() + 60
         while len(lab_client(coordinator, "places", "--acquired").split()) < 2:
-            assert run.poll() is None and time.monotonic() < deadline, "the run never acquired the places"
+            assert run.poll() is None and time.monotonic() < deadline, \
+                f"the run never acquired the places (exit {run.poll()}):\n" + \
+                (run.stdout.read()[-3000:] if run.poll() is not None else "")
             time.sleep(0.3)
         # Holding both places, the run is in its cases (or about to start them): either way it
         # must release both and leave nothing behind.

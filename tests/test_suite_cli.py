@@ -10,9 +10,11 @@ import shutil
 
 import pytest
 
+from harness.kernels import kernel_table
 from tests.test_mutations import LIBRARY, run_slice
 
 SLICE = "matmul-fp32-fw-N9xM4xK8-trans_B1"
+FP32_KERNELS = len(kernel_table("fp32"))   # every kernel x 6 core counts in SLICE
 
 
 def test_second_run_with_nothing_changed_compiles_nothing_and_generates_no_golden(tmp_path):
@@ -26,7 +28,7 @@ def test_second_run_with_nothing_changed_compiles_nothing_and_generates_no_golde
     assert first["builds_compiled"] == 1 and first["golden_generated"] == 1
     assert second["builds_compiled"] == 0 and second["golden_generated"] == 0
     assert second["builds_reused"] >= 1 and second["golden_reused"] == 1
-    assert {r["outcome"] for r in rows} == {"passed"} and len(rows) == 24 * 6
+    assert {r["outcome"] for r in rows} == {"passed"} and len(rows) == FP32_KERNELS * 6
 
 
 def test_a_library_that_does_not_build_fails_each_case_as_build_with_the_compiler_message(tmp_path):
@@ -37,7 +39,7 @@ def test_a_library_that_does_not_build_fails_each_case_as_build_with_the_compile
 
     rows, texts = run_slice(broken, SLICE, tmp_path, tmp_path / "cache")
 
-    assert len(rows) == 24 * 6
+    assert len(rows) == FP32_KERNELS * 6
     assert {(r["outcome"], r["failure_class"]) for r in rows} == {("failed", "build")}
     message = next(iter(texts.values()))
     assert "pulp_linear_fp32.c" in message and "error" in message
@@ -53,14 +55,14 @@ def test_a_path_that_is_not_a_library_is_a_build_failure_that_says_what_is_expec
 def test_sanitized_host_builds_pass_the_linear_slice(tmp_path, sanitizer):
     rows, texts = run_slice(LIBRARY, "linear-fp32-fw-inp37xout19-bias1", tmp_path, tmp_path / "cache",
                             extra=["--sanitize", sanitizer])
-    assert len(rows) == 24 * 3
+    assert len(rows) == FP32_KERNELS * 3
     assert {r["outcome"] for r in rows} == {"passed"}, list(texts.values())[:1]
 
 
 def test_reports_carry_one_junit_case_and_one_csv_row_per_variant(tmp_path):
     rows, _ = run_slice(LIBRARY, SLICE, tmp_path, tmp_path / "cache")
     junit = (tmp_path / "reports" / "junit.xml").read_text()
-    assert junit.count("<testcase ") == len(rows) == 24 * 6
+    assert junit.count("<testcase ") == len(rows) == FP32_KERNELS * 6
     for row in rows:
         assert row["target"] == "host" and row["unit"] == "ns" and row["kernel"] and row["cores"]
         assert row["max_ulp"] != "" and row["latency"] != ""
