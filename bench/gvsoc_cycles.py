@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.qemu_efficiency import MACS, SIZE, compiler_for, latencies, one_compiler_target  # noqa: E402
 from harness.cases import Variant  # noqa: E402
-from harness.kernels import kernel_table  # noqa: E402
+from harness.kernels import api_kernels, kernel_table  # noqa: E402
 from harness.session import Session  # noqa: E402
 from harness.failures import CaseFailure  # noqa: E402
 from harness.target import DEFAULT_LIBRARY, LibrarySource  # noqa: E402
@@ -127,13 +127,13 @@ def published(cache: Path, trainlib: Path) -> None:
         reason = target.unavailable_reason()
         if reason:
             sys.exit(f"bench: target gvsoc is not available: {reason}")
-        lat[name] = latencies(Session(target, library, cache, timeout=600.0), "fp32", CORES, kernels=tuple(range(24)))
+        lat[name] = latencies(Session(target, library, cache, timeout=600.0), "fp32", CORES, kernels=api_kernels("fp32"))
     names = kernel_table("fp32")
     print(f"\n{trainlib} beside lib_c on GVSOC (4 shared FPUs), both built by {compiler} with the same flags; "
           f"cycles per MAC, {SIZE}x{SIZE}x{SIZE}")
     print("| kernel | published 1 core | lib_c 1 core | ratio | published 8 cores | lib_c 8 cores | ratio |")
     print("|---|---|---|---|---|---|---|")
-    for k in range(24):
+    for k in api_kernels("fp32"):
         p1, l1 = lat["published"][k, 1] / MACS, lat["lib_c"][k, 1] / MACS
         p8, l8 = lat["published"][k, 8] / MACS, lat["lib_c"][k, 8] / MACS
         print(f"| `{names[k]}` | {p1:.3f} | {l1:.3f} | {p1 / l1:.2f} | {p8:.3f} | {l8:.3f} | {p8 / l8:.2f} |")

@@ -44,7 +44,7 @@ from bench.svg_bars import bar_chart  # noqa: E402
 from harness.files import write_atomically  # noqa: E402
 from harness.cases import Variant  # noqa: E402
 from harness.failures import CaseFailure  # noqa: E402
-from harness.kernels import kernel_table  # noqa: E402
+from harness.kernels import api_kernels, kernel_table  # noqa: E402
 from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY, BuildConfig, LibrarySource  # noqa: E402
 from harness.targets import make_target  # noqa: E402
@@ -149,7 +149,7 @@ def summary(lat: dict[tuple[int, int], int]) -> bool:
     k1 = min(kernels, key=lambda k: lat[(k, 1)])
     k8 = min(kernels, key=lambda k: lat[(k, 8)])
     per_mac, mac_per_instr = lat[(k1, 1)] / MACS, MACS / lat[(k8, 8)]
-    best_api = min((k for k in kernels if k < 24), key=lambda k: lat[(k, 1)])
+    best_api = min((k for k in kernels if k in api_kernels("fp32")), key=lambda k: lat[(k, 1)])
     print(f"\nfp32, lib_c, {SIZE}x{SIZE}x{SIZE}:")
     print(f"  best on 1 hart:  {names[k1]} (#{k1}), {per_mac:.3f} instructions per MAC, floor "
           f"{floor_per_mac(names[k1]):.3f} ({per_mac / floor_per_mac(names[k1]):.3f}x)   goal <= {GOAL_1H:.2f}: "
@@ -184,20 +184,20 @@ def published(cache: Path, trainlib: Path) -> list[dict]:
     compiler = compiler_for(trainlib)
     rows = []
     print(f"\n{trainlib} beside lib_c, both built by {compiler} with the same flags "
-          f"(fp32, {SIZE}x{SIZE}x{SIZE}, the API's 24 kernels)")
+          f"(fp32, {SIZE}x{SIZE}x{SIZE}, the API's {len(api_kernels('fp32'))} kernels)")
     lat = {}
     for name, library in (("published", trainlib), ("lib_c", DEFAULT_LIBRARY)):
         session = Session(one_compiler_target(compiler), library, cache)
-        lat[name] = latencies(session, "fp32", HARTS, kernels=tuple(range(24)))
+        lat[name] = latencies(session, "fp32", HARTS, kernels=api_kernels("fp32"))
         rows += rows_of(f"{name} ({compiler})", "fp32", lat[name])
     names = kernel_table("fp32")
     print(f"  {'idx':>3} {'kernel':18} {'published 1h':>12} {'lib_c 1h':>9} {'ratio':>6} "
           f"{'published 8h':>12} {'lib_c 8h':>9} {'ratio':>6}   (instructions per MAC; ratio published / lib_c)")
-    for k in range(24):
+    for k in api_kernels("fp32"):
         p1, l1 = lat["published"][(k, 1)] / MACS, lat["lib_c"][(k, 1)] / MACS
         p8, l8 = lat["published"][(k, 8)] / MACS, lat["lib_c"][(k, 8)] / MACS
         print(f"  {k:>3} {names[k]:18} {p1:>12.3f} {l1:>9.3f} {p1 / l1:>6.2f} {p8:>12.3f} {l8:>9.3f} {p8 / l8:>6.2f}")
-    best = {n: min(range(24), key=lambda k: lat[n][(k, 1)]) for n in lat}
+    best = {n: min(api_kernels("fp32"), key=lambda k: lat[n][(k, 1)]) for n in lat}
     for n, k in best.items():
         print(f"  best of {n}: {names[k]} (#{k}), {lat[n][(k, 1)] / MACS:.3f} instructions per MAC on 1 hart")
     return rows

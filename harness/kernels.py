@@ -38,6 +38,13 @@ def own_kernels() -> tuple[tuple[str, int, str], ...]:
     return tuple((table, int(index), name) for table, index, name, origin in _entries() if origin == "lib_c")
 
 
+def api_kernels(dtype: str) -> tuple[int, ...]:
+    """The indices of a dtype's table that the published API has (origin api)."""
+    table = build_of(dtype)
+    own = {index for t, index, _ in own_kernels() if t == table}
+    return tuple(k for k in range(len(kernel_table(dtype))) if k not in own)
+
+
 def _entries() -> list[tuple[str, str, str, str]]:
     text = KERNELS_DEF.read_text()
     entries = _ENTRY.findall(text)

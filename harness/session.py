@@ -161,9 +161,15 @@ class Session:
             artefact = self.artefact_for(case.dtype)
         except CaseFailure:
             return kernels
-        op = artefact.contract.ops.get(case.entry.runner_op(case.dtype))
-        missing = artefact.units.missing_kernels.get(op.kernels, {}) if op else {}
+        missing = self._missing_kernels(case, artefact)
         return tuple(k for k in kernels if k not in missing)
+
+    @staticmethod
+    def _missing_kernels(case: Case, artefact: Artefact) -> dict[int, str]:
+        """{index: name} of lib_c's own kernels of the case's table that the
+        library under test lacks (units.json, missing_kernels)."""
+        op = artefact.contract.ops.get(case.entry.runner_op(case.dtype))
+        return artefact.units.missing_kernels.get(op.kernels, {}) if op else {}
 
     def build_summary(self) -> list[str]:
         """One line per built configuration: which op units and library files
@@ -349,7 +355,7 @@ class Session:
         """The variants that select one of lib_c's own kernels which the library
         under test does not have (ptl_kernels.def, origin lib_c): not run."""
         table = artefact.contract.ops[case.entry.runner_op(case.dtype)].kernels
-        missing = artefact.units.missing_kernels.get(table, {})
+        missing = self._missing_kernels(case, artefact)
         return {v: VariantResult(v, CaseFailure(
                     failures.ABSENT, f"{self.library_path} has no {missing[v.kernel]}: kernel #{v.kernel} of the "
                                      f"{table} table is one of lib_c's own, after the published API's "
