@@ -173,6 +173,27 @@ def _library_has(toolchain: Toolchain, library: LibrarySource, struct: str, name
     return _run(toolchain.compile(source, source.with_suffix(".o"), library_flags(library))).returncode == 0
 
 
+def unit_table(unit: str, dtype: str) -> str:
+    """The C name of an op unit's op table in one dtype."""
+    return f"ptl_ops_{unit}_{dtype}"
+
+
+def _unit_flags(library: LibrarySource, unit: str, dtype: str, defines: list[str]) -> list[str]:
+    """What an op unit compiles with: the library's headers, the API errors,
+    its dtype and table name, and the PTL_HAS_* answers (defines)."""
+    return [*library_flags(library), *API_ERRORS, f"-DPTL_OP_FP={UNIT_DTYPES[dtype]}",
+            f"-DPTL_OP_TABLE={unit_table(unit, dtype)}", *defines]
+
+
+def unit_flags(toolchain: Toolchain, library: LibrarySource, unit: str, dtype: str, workdir: Path) -> list[str]:
+    """The flags of one op unit against a library, its compile probes run
+    here (build_runner runs those of every unit at once)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    fields = field_queries(op_unit_sources()[unit], dtype)
+    return _unit_flags(library, unit, dtype, [_query_define(struct, name) for struct, name in fields
+                                              if _library_has(toolchain, library, struct, name, workdir)])
+
+
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(argv, capture_output=True, text=True, timeout=600)
@@ -208,17 +229,14 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
             report.missing_kernels.setdefault(table, {})[index] = pair[1]
     unit_jobs = {}
     for unit, source in op_unit_sources().items():
-        for dtype, bits in UNIT_DTYPES.items():
-            table = f"ptl_ops_{unit}_{dtype}"
+        for dtype in UNIT_DTYPES:
+            table = unit_table(unit, dtype)
             fields = queries[unit, dtype]
             missing = [_query_label(struct, name) for struct, name in fields if not present[struct, name]]
             if missing:
                 report.missing_fields[f"{unit}/{dtype}"] = missing
-            unit_jobs[f"{unit}/{dtype}"] = (source, [*library_flags(library), *API_ERRORS,
-                                                     f"-DPTL_OP_FP={bits}", f"-DPTL_OP_TABLE={table}",
-                                                     *(_query_define(struct, name)
-                                                       for struct, name in fields if present[struct, name])],
-                                            table)
+            unit_jobs[f"{unit}/{dtype}"] = (source, _unit_flags(library, unit, dtype, [
+                _query_define(struct, name) for struct, name in fields if present[struct, name]]), table)
 
     jobs = [(f"core/{src.name}", src, flags) for src, flags in core_jobs.items()]
     jobs += [(f"lib/{src.name}", src, flags) for src, flags in library_jobs.items()]
@@ -253,7 +271,7 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
     candidates = [name for name in unit_jobs if name not in report.failed]
 
     def link(units: list[str], out: Path) -> subprocess.CompletedProcess:
-        table = _unit_table_object(toolchain, [unit_jobs[u][2] for u in units], objdir, out.name)
+        table = unit_table_object(toolchain, [unit_jobs[u][2] for u in units], objdir, out.name)
         unit_objects = [objects[f"unit/{u}"] for u in units]
         return _run(toolchain.link([*core_objects, table, *unit_objects, *([archive] if library_objects else [])],
                                    out))
@@ -292,7 +310,7 @@ def check_whole_library_links(library: LibrarySource, objects: dict[str, Path]) 
                      f"or remove or rename it")
 
 
-def _unit_table_object(toolchain: Toolchain, tables: list[str], objdir: Path, tag: str) -> Path:
+def unit_table_object(toolchain: Toolchain, tables: list[str], objdir: Path, tag: str) -> Path:
     """ptl_op_units[]: the op tables of the units linked into this runner."""
     source = objdir / f"op_units_{tag}.c"
     lines = ['#include "ptl_runner.h"', *(f"extern const struct ptl_op {t}[];" for t in tables),

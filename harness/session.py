@@ -73,6 +73,17 @@ class Artefact:
     contract: RunnerContract
 
 
+def compute_bundle(case: Case) -> ReferenceBundle:
+    """A case's seeded inputs and its golden reference, computed (no cache)."""
+    inputs = {}
+    for name, shape in case.entry.inputs(case).items():   # one generator per tensor: split freely
+        fmt = format_named(case.entry.format_of(name, case.dtype))
+        inputs.update(uniform_inputs({name: shape}, fmt, GOLDEN_SEED))
+    if case.entry.input_values:
+        inputs = case.entry.input_values(case, inputs)
+    return ReferenceBundle(inputs, case.entry.reference(case, inputs))
+
+
 class Session:
     def __init__(self, target: Target, library: Path, cache_dir: Path, sanitize: str | None = None,
                  timeout: float = 60.0, l1_bytes: int | None = None, results_db: ResultsDB | None = None):
@@ -105,20 +116,12 @@ class Session:
     # ---- stages --------------------------------------------------------------
 
     def bundle_for(self, case: Case) -> ReferenceBundle:
-        def compute() -> ReferenceBundle:
-            inputs = {}
-            for name, shape in case.entry.inputs(case).items():   # one generator per tensor: split freely
-                fmt = format_named(case.entry.format_of(name, case.dtype))
-                inputs.update(uniform_inputs({name: shape}, fmt, GOLDEN_SEED))
-            if case.entry.input_values:
-                inputs = case.entry.input_values(case, inputs)
-            return ReferenceBundle(inputs, case.entry.reference(case, inputs))
         # The key holds everything the bundle depends on besides golden/*.py
         # and torch (BundleCache adds those): the case, the seed and the
         # catalogue code that shapes the inputs and calls the reference.
         key = dict(case.description(), seed=GOLDEN_SEED, catalogue=entry_source_digest(case.entry))
         try:
-            return self.golden.get(key, compute)
+            return self.golden.get(key, lambda: compute_bundle(case))
         except OSError as exc:
             raise _environment_failure("the golden cache", exc) from None
 
@@ -350,6 +353,16 @@ class Session:
             # hide the results of the others.
             results.update(self._run_case(case, variants[stopped_in + 1:]))
         return results
+
+    def judge_one(self, variant: Variant, raw: RawRun, payload: bytes, bundle: ReferenceBundle,
+                  layout: CaseLayout) -> VariantResult:
+        """The verdict on a run of one variant's payload, for a flow that
+        builds and runs its own program (bench/seed_flow.py)."""
+        try:
+            decoded = decode_records(raw.output, payload_crc(payload))
+        except TransportError as exc:
+            return VariantResult(variant, CaseFailure(failures.TRANSPORT, f"{exc}\n{_tail(raw)}"))
+        return self._judge(variant, 0, decoded, raw, bundle, layout)
 
     def _absent_kernels(self, case: Case, artefact: Artefact, variants: list[Variant]) -> dict[Variant, VariantResult]:
         """The variants that select one of lib_c's own kernels which the library
