@@ -1,7 +1,12 @@
 """harness/autotune/heatmap.py: the kernel x tile heatmap as standalone SVG."""
+import tomllib
 import xml.etree.ElementTree as ET
 
-from harness.autotune.heatmap import STOPS, cost_colour, heatmap_svg, write_heatmap
+from harness.autotune.heatmap import CHAR_W, STOPS, cost_colour, heatmap_svg, write_heatmap
+from harness.autotune.layers import parse_layer
+from harness.autotune.outputs import write_heatmaps
+from harness.autotune.tiler import tilings
+from harness.autotune.tuner import Outcome, StepResult
 
 NS = "{http://www.w3.org/2000/svg}"
 ROWS = ["mm_fp32", "mm_fp32_unroll", "mm_fp32_simd"]
@@ -110,3 +115,61 @@ def test_empty_grid_says_no_measurements():
                                             best=None, unit="cycles"))
         assert not by_key
         assert "no measurements" in [e.text for e in root.iter(f"{NS}text")]
+
+
+LONG_TITLE = ("resnet20 conv1 (conv2d Ci=16 H=32 W=32 Co=16 Hk=3 Wk=3 sh=1 sw=1 L=1 R=1 U=1 D=1 HWC=0 bias=0) fw, "
+              "fp32, 8 cores on gvsoc")
+
+
+def test_the_svg_is_wide_enough_for_a_long_title():
+    empty = dict(title=LONG_TITLE, rows=[], columns=[], values={}, failed={}, best=None, unit="cycles")
+    for kwargs in (grid(title=LONG_TITLE), empty):
+        root = ET.fromstring(heatmap_svg(**kwargs))
+        head = next(e for e in root.iter(f"{NS}text") if e.text == LONG_TITLE)
+        estimate = len(LONG_TITLE) * CHAR_W * float(head.get("font-size")) / 11   # CHAR_W: at font size 11
+        assert float(root.get("width")) >= float(head.get("x")) + estimate
+
+
+def two_method_step(tmp_path):
+    """A conv2d fw step tuned on both methods, written by outputs.write_heatmaps: im2col with two matmul
+    kernels (one not measured on one tiling), direct with its own kernel (failed on one tiling)."""
+    lay = parse_layer(tomllib.loads("name='c'\ntype='conv2d'\nCi=3\nH=13\nW=7\nCo=10\nHk=4\nWk=3"), "test")
+    by_method = {}
+    for t in tilings(lay, "fw", "fp32", 16 * 1024, 8, limit=2):
+        by_method.setdefault(t.method.label, []).append(t)
+    (im_a, im_b), (di_a, di_b) = by_method["im2col"], by_method["direct"]
+    outcomes = [Outcome(im_a, 0, "mm", 8, "passed", 1000), Outcome(im_b, 0, "mm", 8, "passed", 1500),
+                Outcome(im_a, 2, "mm_u2", 8, "passed", 900), Outcome(di_a, 0, "direct", 8, "passed", 2000),
+                Outcome(di_b, 0, "direct", 8, "numeric")]
+    meta = {"network": "net", "dtype": "fp32", "target": "gvsoc", "unit": "cycles"}
+    [path] = write_heatmaps([StepResult(lay, "fw", [im_a, im_b, di_a, di_b], outcomes)], meta, tmp_path)
+    return ET.parse(path).getroot(), (im_a.label, im_b.label), (di_a.label, di_b.label)
+
+
+def test_a_step_with_two_methods_has_one_panel_per_method(tmp_path):
+    root, (im_a, im_b), (di_a, di_b) = two_method_step(tmp_path)
+    panels = root.findall(f"{NS}g[@class='panel']")
+    assert [p.get("data-panel") for p in panels] == ["im2col", "direct"]
+    for p in panels:   # each panel is headed by its method
+        assert [e.text for e in p.iter(f"{NS}text") if e.get("class") == "panel-title"] == [p.get("data-panel")]
+    im2col, direct = ({(e.get("data-row"), e.get("data-col")): e for e in p.iter(f"{NS}rect")
+                       if "cell" in e.get("class", "").split()} for p in panels)
+    assert set(im2col) == {(k, t) for k in ("mm", "mm_u2") for t in (im_a, im_b)}
+    assert set(direct) == {("direct", di_a), ("direct", di_b)}   # no matmul kernel rows, no im2col columns
+    assert "missing" in im2col[("mm_u2", im_b)].get("class").split()   # genuinely not measured
+    assert "failed" in direct[("direct", di_b)].get("class").split()
+    assert [k for k, e in {**im2col, **direct}.items() if "best" in e.get("class").split()] == [("mm_u2", im_a)]
+    assert direct[("direct", di_a)].get("fill") != cost_colour(1.0)   # colours are relative to the step's best
+    bottom = max(float(e.get("y")) + float(e.get("height")) for e in im2col.values())
+    assert all(float(e.get("y")) > bottom for e in direct.values())   # stacked, not overlapping
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert all(float(e.get("x")) + float(e.get("width")) <= width and float(e.get("y")) + float(e.get("height"))
+               <= height for e in [*im2col.values(), *direct.values()])
+
+
+def test_a_step_with_one_method_is_one_untitled_panel():
+    svg = heatmap_svg(**grid())
+    assert heatmap_svg(**grid(groups={c: "im2col" for c in COLS})) == svg
+    root = ET.fromstring(svg)
+    assert [p.get("data-panel") for p in root.findall(f"{NS}g[@class='panel']")] == [""]
+    assert not [e for e in root.iter(f"{NS}text") if e.get("class") == "panel-title"]

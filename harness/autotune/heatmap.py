@@ -2,7 +2,8 @@
 plotting dependencies. One cell per (kernel, tile): its colour is the cost on a
 log scale relative to the cheapest passing measurement (dark green = best,
 yellow = 2x, dark red = 10x or worse); failed configurations are hatched grey,
-unmeasured ones white. Every cell has a <title> tooltip."""
+unmeasured ones white. Every cell has a <title> tooltip. Tiles of several
+methods (im2col, direct) are drawn as one panel per method, stacked."""
 from __future__ import annotations
 
 import math
@@ -11,7 +12,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from harness.files import write_atomically
 
-TOP, MARGIN, CHAR_W, MIN_W = 58, 8, 7.0, 460
+TOP, MARGIN, CHAR_W, MIN_W, PANEL_HEAD = 58, 8, 7.0, 460, 20
 # (position on log10(cost / best) in [0, 1], colour): 1x, 2x, >=10x the best
 STOPS = [(0.0, (0x1a, 0x7f, 0x37)), (math.log10(2), (0xf2, 0xd0, 0x24)), (1.0, (0x8b, 0x00, 0x00))]
 FAILED_FILL, EMPTY_FILL = "url(#failed)", "#fafafa"
@@ -63,31 +64,33 @@ def _legend() -> list[str]:
     return out
 
 
-def heatmap_svg(title: str, rows: list[str], columns: list[str], values: dict[tuple[str, str], float | None],
-                failed: dict[tuple[str, str], str], best: tuple[str, str] | None, unit: str) -> str:
-    """rows: kernel names (y axis), columns: tile labels (x axis), values[(row, col)]: the measured cost
-    (lower is better) or None/missing when not measured; failed[(row, col)]: a short failure class
-    ("numeric", "crash", ...) for configurations that ran but computed the wrong result. Returns SVG text."""
-    head = f'<text x="{MARGIN}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>'
-    if not rows or not columns:
-        return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{MIN_W}" height="60" '
-                          'font-family="sans-serif" font-size="11">', head,
-                          f'<text x="{MARGIN}" y="42" fill="#666">no measurements</text>', "</svg>"])
-    cw = max(18, min(56, 720 // len(columns)))
-    ch = max(14, min(24, 660 // len(rows)))
-    row_w = CHAR_W * max(len(_short(r)) for r in rows) + 2 * MARGIN
-    col_drop = 0.72 * CHAR_W * max(len(_short(c)) for c in columns) + MARGIN
-    left = round(max(row_w, col_drop - cw / 2 + MARGIN))
-    bottom = TOP + len(rows) * ch
-    passing = [v for key, v in values.items() if v is not None and key not in failed
-               and key[0] in rows and key[1] in columns]
-    low = min(passing, default=None)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{max(MIN_W, left + len(columns) * cw + MARGIN, 2 * MARGIN + 8 * len(title))}" '
-           f'height="{round(bottom + col_drop + MARGIN)}" font-family="sans-serif" font-size="11">',
-           head, *_legend()]
-    cells, last = [], []
+def _text_width(text: str, size: float = 11) -> float:
+    """An estimate of the width of `text` at font size `size`: CHAR_W per character at size 11."""
+    return len(text) * CHAR_W * size / 11
+
+
+def _panels(rows: list[str], columns: list[str], keys: set[tuple[str, str]], groups: dict[str, str]
+            ) -> list[tuple[str, list[str], list[str]]]:
+    """(name, rows, columns) of each panel: one unnamed panel unless the columns fall in two or more
+    groups; then one per group, in order of first column, with its columns and the rows that have a
+    key in them (all rows when none has)."""
+    names = list(dict.fromkeys(groups.get(c, "") for c in columns))
+    if len(names) < 2:
+        return [("", rows, columns)]
+    panels = []
+    for name in names:
+        own = [c for c in columns if groups.get(c, "") == name]
+        panels.append((name, [r for r in rows if any((r, c) in keys for c in own)] or rows, own))
+    return panels
+
+
+def _grid(rows: list[str], columns: list[str], top: float, left: float, cw: int, ch: int,
+          values: dict[tuple[str, str], float | None], failed: dict[tuple[str, str], str],
+          best: tuple[str, str] | None, low: float | None, unit: str) -> list[str]:
+    """One rows x columns grid with its top-left cell at (left, top): row labels, cells, column labels."""
+    out, cells, last = [], [], []
     for i, row in enumerate(rows):
-        y = TOP + i * ch
+        y = top + i * ch
         out.append(f'<text x="{left - MARGIN}" y="{y + ch / 2 + 4:.1f}" text-anchor="end">{escape(_short(row))}</text>')
         for j, col in enumerate(columns):
             x, key, name = left + j * cw, (row, col), f"{row} / {col}"
@@ -112,12 +115,52 @@ def heatmap_svg(title: str, rows: list[str], columns: list[str], values: dict[tu
                             f'font-size="10" fill="{_ink(fill)}" pointer-events="none">{text}</text>')
             (last if key == best else cells).extend(cell)  # drawn last so neighbours do not cover the outline
     out += cells + last
+    bottom = top + len(rows) * ch
     for j, col in enumerate(columns):
         x, y = left + j * cw + cw / 2 + 4, bottom + 6
         out.append(f'<text x="{x:.1f}" y="{y}" text-anchor="end" transform="rotate(-45 {x:.1f} {y})">'
                    f'{escape(_short(col))}</text>')
-    out.append("</svg>")
-    return "\n".join(out)
+    return out
+
+
+def heatmap_svg(title: str, rows: list[str], columns: list[str], values: dict[tuple[str, str], float | None],
+                failed: dict[tuple[str, str], str], best: tuple[str, str] | None, unit: str,
+                groups: dict[str, str] | None = None) -> str:
+    """rows: kernel names (y axis), columns: tile labels (x axis), values[(row, col)]: the measured cost
+    (lower is better) or None/missing when not measured; failed[(row, col)]: a short failure class
+    ("numeric", "crash", ...) for configurations that ran but computed the wrong result; groups[col]: the
+    column's group (its method): columns of two or more groups are drawn as one panel per group, stacked,
+    each headed by the group's name, with the rows that have a value or failure in its columns. Colours
+    are relative to the cheapest passing value of all panels. Returns SVG text."""
+    head = f'<text x="{MARGIN}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>'
+    width = 2 * MARGIN + _text_width(title, 13)
+    if not rows or not columns:
+        return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{round(max(MIN_W, width))}" height="60" '
+                          'font-family="sans-serif" font-size="11">', head,
+                          f'<text x="{MARGIN}" y="42" fill="#666">no measurements</text>', "</svg>"])
+    panels = _panels(rows, columns, {*values, *failed}, groups or {})
+    cw = max(18, min(56, 720 // len(columns)))
+    ch = max(14, min(24, 660 // sum(len(r) for _, r, _ in panels)))
+    row_w = CHAR_W * max(len(_short(r)) for r in rows) + 2 * MARGIN
+    col_drop = 0.72 * CHAR_W * max(len(_short(c)) for c in columns) + MARGIN
+    left = round(max(row_w, col_drop - cw / 2 + MARGIN))
+    passing = [v for key, v in values.items() if v is not None and key not in failed
+               and key[0] in rows and key[1] in columns]
+    low = min(passing, default=None)
+    body, y = [], TOP
+    for name, panel_rows, panel_columns in panels:
+        body.append(f'<g class="panel" data-panel={quoteattr(name)}>')
+        if name:
+            body.append(f'<text class="panel-title" x="{MARGIN}" y="{y + 13}" font-size="12" font-weight="bold">'
+                        f'{escape(name)}</text>')
+            y += PANEL_HEAD
+            width = max(width, 2 * MARGIN + _text_width(name, 12))
+        body += _grid(panel_rows, panel_columns, y, left, cw, ch, values, failed, best, low, unit) + ["</g>"]
+        width = max(width, left + len(panel_columns) * cw + MARGIN)
+        y += round(len(panel_rows) * ch + col_drop + MARGIN)
+    return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{round(max(MIN_W, width))}" '
+                      f'height="{y}" font-family="sans-serif" font-size="11">', head, *_legend(), *body,
+                      "</svg>"])
 
 
 def write_heatmap(path: Path, **kwargs) -> None:

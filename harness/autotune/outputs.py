@@ -11,7 +11,8 @@
                      OPT_MATMUL_TYPE_FW/WG/IG (the opt_matmul_type_* index),
                      USE_IM2COL and the core count (names.py: how names
                      become identifiers and file names)
-  heatmap_<layer>_<step>.svg   kernel x tiling, at the best core count
+  heatmap_<layer>_<step>.svg   kernel x tiling, at the best core count, one
+                     panel per method (im2col, direct)
 
 A run that tunes some of a network's layers and steps (--layer, --steps)
 updates their entries in best.json, measurements.csv and the header, and
@@ -300,7 +301,7 @@ def write_heatmaps(results: list[StepResult], meta: dict, out: Path) -> list[Pat
         path = heatmap_path(out, r)
         write_heatmap(path, title=f"{meta['network']} {r.layer.describe()} {r.step}, {meta['dtype']}, {cores} cores "
                                   f"on {meta['target']}", rows=rows, columns=columns, values=values, failed=failed,
-                      best=best, unit=meta["unit"])
+                      best=best, unit=meta["unit"], groups={o.tiling.label: o.tiling.method.label for o in shown})
         written.append(path)
     return written
 
