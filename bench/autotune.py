@@ -13,9 +13,13 @@
               held-out shapes that played no part in choosing greedy
   dscnn       the exhaustive FW/WG/IG tuning of DS-CNN, FP32, 8 cores,
               64 KiB L1, from a cold cache, timed; then again: 0 target runs
+  layers      (a target with a cluster DMA: gvsoc) per DS-CNN layer step with
+              a whole-layer run, the best tiling by summed tile compute and
+              the best by the whole layer's time with its DMA (tensors in L2,
+              tiles double-buffered), and what the first costs as a layer
   mutant      a library whose mm_unroll_4x4 is fast and wrong: never chosen
 
-Usage: python bench/autotune.py [--target qemu] [--only throughput,pruning,dscnn,mutant]
+Usage: python bench/autotune.py [--target qemu] [--only throughput,pruning,dscnn,layers,mutant]
 Pruning compares the strategies on the same measurements: exhaustive runs
 on the target, greedy replays them from the results database, and each is
 charged the target runs a cold run of it makes (one per distinct tile shape
@@ -40,7 +44,8 @@ from harness.autotune.cli import open_tuning, print_table, tuning_meta  # noqa: 
 from harness.autotune.layers import Network, load_network, parse_layer  # noqa: E402
 from harness.autotune.outputs import write_all  # noqa: E402
 from harness.autotune.strategies import make_strategy  # noqa: E402
-from harness.autotune.tuner import Evaluator, StepResult, tune  # noqa: E402
+from harness.autotune.tiler import tilings  # noqa: E402
+from harness.autotune.tuner import Evaluator, Outcome, StepResult, tune  # noqa: E402
 from harness.cases import Variant  # noqa: E402
 from harness.results_db import ResultsDB  # noqa: E402
 from harness.session import Session  # noqa: E402
@@ -210,13 +215,58 @@ def dscnn(target: str, work: Path, tiles: int, reports: Path) -> None:
     cold = time.monotonic() - start
     print_table(results, session.target.capabilities.counter_unit)
     meta = tuning_meta(network, session.target, "fp32", (8,), L1, "exhaustive", tiles, DEFAULT_LIBRARY,
-                       session.scope_for("fp32").library, session.runs, evaluator.reused, cold)
+                       session.scope_for("fp32").library, session.runs, evaluator.reused, cold, evaluator.cost)
     write_all(results, meta, reports)
     again, _ = session_in(cache, target)
     start = time.monotonic()
     run(network, again, db, "exhaustive", tiles)
     print(f"DSCNN cold: {session.runs} target runs, {cold:.1f} s (builds and golden included); "
           f"second run: {again.runs} target runs, {time.monotonic() - start:.1f} s; reports in {reports}")
+
+
+def layers(target: str, work: Path, tiles: int) -> None:
+    """Per DS-CNN layer step that has a whole-layer run: the tilings that fit
+    L1 double-buffered, each costed both ways (tuner.COSTS) from the same
+    session: the best by summed tile compute, the best by the whole layer's
+    time with its DMA, and what the first costs when the layer really runs."""
+    if not make_target(target).capabilities.dma:
+        print(f"\n== whole layers: skipped on {target}, which has no cluster DMA beside the cores (use --target gvsoc)")
+        return
+    network = load_network(DSCNN)
+    chosen = [layer for layer in network.layers if layer.kind.whole_layer]
+    session, db = session_in(work / "layers", target)
+    near = session.target.near_memory_bytes(session.artefact_for("fp32").path)   # the L1 the heap has
+    print(f"\n== whole layers on {target}: {', '.join(layer.name for layer in chosen)}, FP32, 8 cores, "
+          f"{tiles} tilings per method (those whose two sets of tile buffers fit the {near} bytes of L1 the "
+          f"runner's heap has)", flush=True)
+    by_tiles, by_layer = Evaluator(session, db, (8,)), Evaluator(session, db, (8,), layer_time=True)
+    print(f"  {'layer':<6} {'step':<4} {'fit':>5}  {'best by summed tile compute':<34} {'summed':>8} {'layer':>8}   "
+          f"{'best by layer time with DMA':<34} {'summed':>8} {'layer':>8} {'ratio':>6}")
+    ratios = []
+    try:
+        for layer in chosen:
+            for step in layer.steps:
+                candidates = tilings(layer, step, "fp32", near, 8, tiles, whole_layer=True)
+                timed = {(o.tiling, o.kernel): o for t in candidates for o in by_layer.evaluate(t)}
+                summed = {(o.tiling, o.kernel): o for t in candidates for o in by_tiles.evaluate(t)}
+                # A tiling whose buffers did not fit at run time (the heap's own bookkeeping) is no candidate.
+                fit = [t for t in candidates if any(o.status != "not_fit" for (u, _), o in timed.items() if u == t)]
+                both = [key for key in timed if key[0] in fit and timed[key].passed and summed[key].passed]
+                if not both:
+                    print(f"  {layer.name:<6} {step:<4} {len(fit)}/{len(candidates)}: no configuration passed both ways")
+                    continue
+                a = min(both, key=lambda key: summed[key].sort_key())
+                b = min(both, key=lambda key: timed[key].sort_key())
+                ratios.append(timed[a].latency / timed[b].latency)
+                print(f"  {layer.name:<6} {step:<4} {len(fit):>2}/{len(candidates):<2}  "
+                      f"{a[0].label + ' ' + summed[a].kernel_name:<34} {summed[a].latency:>8} {timed[a].latency:>8}   "
+                      f"{b[0].label + ' ' + summed[b].kernel_name:<34} {summed[b].latency:>8} {timed[b].latency:>8} "
+                      f"{ratios[-1]:>6.3f}", flush=True)
+    finally:
+        shutil.rmtree(session.workdir, ignore_errors=True)
+    print(f"LAYERS {len(ratios)} layer steps: the configuration that summed tile compute picks takes "
+          f"{max(ratios, default=1):.3f}x the best layer time at worst, {sum(ratios) / max(len(ratios), 1):.3f}x on "
+          f"average ({session.runs} target runs; cycles)")
 
 
 def mutant(target: str, work: Path) -> None:
@@ -236,7 +286,7 @@ def mutant(target: str, work: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default="qemu")
-    parser.add_argument("--only", default="throughput,pruning,dscnn,mutant")
+    parser.add_argument("--only", default="throughput,pruning,dscnn,layers,mutant")
     parser.add_argument("--tiles", type=int, default=8, help="tilings per method for DS-CNN")
     parser.add_argument("--pruning-tiles", type=int, default=16, help="tilings per method for the pruning run")
     parser.add_argument("--sample", type=int, default=20, help="configurations run by the seed's flow")
@@ -254,6 +304,8 @@ def main() -> None:
             pruning(args.target, work, args.pruning_tiles)
         if "dscnn" in parts:
             dscnn(args.target, work, args.tiles, args.reports)
+        if "layers" in parts:
+            layers(args.target, work, args.tiles)
         if "mutant" in parts:
             mutant(args.target, work)
     finally:

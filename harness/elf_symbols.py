@@ -86,6 +86,14 @@ def data_offset(data: bytes, name: str) -> int:
     raise ElfError(f"no symbol {name}")
 
 
+def symbol_value(data: bytes, name: str) -> int:
+    """The value (the address, in a linked executable) of a symbol; ElfError if none has that name."""
+    for symbol in _sections_and_symbols(data, "the file")[1]:
+        if symbol.name == name:
+            return symbol.value
+    raise ElfError(f"no symbol {name}")
+
+
 def duplicate_definitions(objects: dict[str, Path]) -> dict[str, list[str]]:
     """symbol -> the sources (keys of `objects`) that each define it, for
     every symbol defined by more than one."""

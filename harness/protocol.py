@@ -34,6 +34,7 @@ STATUS_WORDS = {
 STATUS_TEXT = {c_header.number("ptl_runner.h", f"PTL_{name}"): words for name, words in STATUS_WORDS.items()}
 STATUS_GUARD = c_header.number("ptl_runner.h", "PTL_ERR_GUARD")
 STATUS_UNSUPPORTED = c_header.number("ptl_runner.h", "PTL_ERR_UNSUPPORTED")
+STATUS_NO_MEMORY = c_header.number("ptl_runner.h", "PTL_ERR_NO_MEMORY")
 
 
 class TransportError(Exception):

@@ -26,7 +26,8 @@ from harness.compare import compare_tensor
 from harness.compilers import FORMAT_NAMES
 from harness.failures import CaseFailure
 from harness.payload import VariantSpec, encode_payload, payload_crc
-from harness.protocol import STATUS_GUARD, STATUS_UNSUPPORTED, DecodedRun, TransportError, decode_records
+from harness.protocol import (STATUS_GUARD, STATUS_NO_MEMORY, STATUS_UNSUPPORTED, DecodedRun, TransportError,
+                              decode_records)
 from harness.results_db import Measurement, ResultsDB, ResultsDBError, Scope, case_key
 from harness.runner_contract import CaseLayout, RunnerContract
 from harness.target import BuildConfig, BuildError, LibrarySource, RawRun, Target
@@ -421,6 +422,8 @@ class Session:
             return VariantResult(variant, CaseFailure(failures.CRASH, "; ".join(out.errors) + "\n" + where))
         if out.status == STATUS_UNSUPPORTED:
             return VariantResult(variant, CaseFailure(failures.UNSUPPORTED, "; ".join(out.errors) + "\n" + where))
+        if out.status == STATUS_NO_MEMORY:   # the runner's buffers, not the library's: the case is too large here
+            return VariantResult(variant, CaseFailure(failures.NOT_FIT, "; ".join(out.errors) + "\n" + where))
         if out.status != 0:
             return VariantResult(variant, CaseFailure(failures.BAD_CASE, "; ".join(out.errors) + "\n" + where))
 

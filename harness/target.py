@@ -44,6 +44,9 @@ class Capabilities:
     counter_unit: str               # "ns", "instructions" or "cycles"
     payload_delivery: str           # "file", "loader", "serial" or "compiled-in"
     l1_bytes: int | None = 64 * 1024  # the cluster L1 (TCDM) a case must fit in; None: no limit
+    # A cluster DMA between L2 and L1 that runs beside the cores, and cycles to
+    # show it: a tiled layer's time with its transfers means something there.
+    dma: bool = False
 
 
 @dataclass(frozen=True)

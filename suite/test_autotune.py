@@ -73,7 +73,7 @@ class Tuning:
         meta = tuning_meta(self.network, self.target, self.dtype, self.cores, self.l1,
                            self.config.getoption("tune_strategy"), self.tiles, self.library,
                            self.session.scope_for(self.dtype).library, self.session.runs, self.evaluator.reused,
-                           time.monotonic() - self.started)
+                           time.monotonic() - self.started, self.evaluator.cost)
         _, notes = write_all(self.results, meta, Path(self.config.getoption("reports_dir")) / "autotune",
                              self.network)
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")

@@ -14,8 +14,10 @@ import pytest
 
 from harness.autotune import cli
 from harness.autotune.layers import NetworkError, load_network, parse_layer
-from harness.autotune.tiler import NoFit, tilings
+from harness.autotune.tiler import NoFit, tilings, whole_layer_case
+from harness.autotune.tuner import Evaluator
 from harness.kernels import kernel_table
+from harness.targets import make_target
 from harness.targets.qemu import toolchain
 from tests.mutants import FAST_AND_WRONG, FAST_AND_WRONG_KERNEL, mutant_library
 
@@ -170,6 +172,45 @@ def test_every_tiling_covers_the_layer_exactly_and_fits(name, step):
         assert all(sum(p.case.footprint.values()) <= 16 * 1024 for p in t.pieces)
         assert t.l1_bytes == max(sum(p.case.footprint.values()) for p in t.pieces)
     assert [t.l1_bytes for t in found] == sorted((t.l1_bytes for t in found), reverse=True)
+
+
+@pytest.mark.parametrize("step", ["fw", "wg", "ig"])
+def test_a_pointwise_tiling_as_one_whole_layer_run_carries_its_tile_sizes(step):
+    """whole_layer_case: the layer's sizes, the tiling's tile sizes and the
+    full length of every axis the step leaves whole; its L1 is two sets of
+    its largest tile's buffers (tiles with it fit by that, not by one tile)."""
+    lay = layer(LAYERS["conv_pw"])
+    for t in tilings(lay, step, "fp32", 16 * 1024, 8, whole_layer=True):
+        case = whole_layer_case(t)
+        tile = dict(t.tile)
+        assert case.entry.name == "conv_pw_layer" and case.step == step
+        assert case.shape == {**lay.sizes, "tCo": tile.get("Co", 40), "tH": tile.get("H", 9), "tCi": tile.get("Ci", 24)}
+        largest = max(t.pieces, key=lambda p: sum(p.case.footprint.values())).case
+        one = {k: v for k, v in largest.footprint.items() if k != "transpose_buffer"}
+        assert t.l1_bytes == 2 * sum(one.values()) + largest.footprint["transpose_buffer"] <= 16 * 1024, t.label
+
+
+def test_only_a_kind_with_a_whole_layer_run_and_its_options_gets_one():
+    hwc = layer(LAYERS["conv_pw"] + "\nHWC=1")            # the whole-layer pointwise is CHW only
+    assert all(whole_layer_case(t) is None for t in tilings(hwc, "fw", "fp32", 16 * 1024, 8))
+    assert all(whole_layer_case(t) is None for t in tilings(layer(LAYERS["conv_dw"]), "fw", "fp32", 16 * 1024, 8))
+    assert all(whole_layer_case(t).entry.name == "linear_layer"
+               for t in tilings(layer(LAYERS["linear"]), "wg", "fp32", 16 * 1024, 8))
+
+
+def test_with_layer_time_a_tiling_costs_its_whole_layer_run(tmp_path):
+    """The Evaluator with layer_time measures one whole-layer case per tiling
+    (on host: the DMA is a copy) for every kernel of the method; each outcome
+    says its cost, and a kind without a whole-layer run keeps the tile sum."""
+    session, db, _ = cli.open_tuning(make_target("host"), ROOT / "lib_c", tmp_path / "cache", 60.0, 16 * 1024, (1,))
+    evaluator = Evaluator(session, db, (1,), layer_time=True)
+    pw = tilings(layer(LAYERS["conv_pw"]), "fw", "fp32", 16 * 1024, 1, 2, whole_layer=True)
+    dw = tilings(layer(LAYERS["conv_dw"]), "wg", "fp32", 16 * 1024, 1, 1)
+    outcomes, direct = evaluator.evaluate(pw[-1]), evaluator.evaluate(dw[0])
+    assert len(outcomes) == len(kernel_table("fp32")) and all(o.passed and o.cost == "layer" for o in outcomes)
+    measured = evaluator.measurements(whole_layer_case(pw[-1]))
+    assert {o.latency for o in outcomes} == {m.latency for m in measured.values()}
+    assert pw[-1].calls > 1 and direct and all(o.passed and o.cost == "tiles" for o in direct)
 
 
 def test_output_row_tiles_read_their_halo_and_keep_the_padding_at_the_borders():

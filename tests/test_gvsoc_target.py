@@ -337,6 +337,15 @@ def test_live_the_team_test_passes_and_counts_every_core(tmp_path):
 
 
 @needs_gvsoc
+def test_live_the_cluster_dma_moves_1d_and_2d_copies_between_l2_and_l1(tmp_path):
+    target = GvsocTarget()
+    target.build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=5"])
+    raw = target.run(tmp_path, None, 60.0, tmp_path / "run")
+    assert raw.returncode == 0, raw.stderr.decode()
+    assert [v.status for v in decode_records(raw.output).variants] == [0, 0, 0]
+
+
+@needs_gvsoc
 def test_live_an_amo_crashes_on_core_3(tmp_path):
     target = GvsocTarget()
     target.build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=1"])

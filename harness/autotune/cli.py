@@ -21,7 +21,7 @@ from harness.autotune.names import macro_prefixes
 from harness.autotune.outputs import best_record, write_all
 from harness.autotune.strategies import STRATEGIES, make_strategy
 from harness.autotune.tiler import LayerTooLarge, check_holdable
-from harness.autotune.tuner import Evaluator, StepResult, tune
+from harness.autotune.tuner import COSTS, Evaluator, StepResult, tune
 from harness.dtypes import DTYPES
 from harness.failures import CaseFailure
 from harness.option_values import OptionValueError, core_counts
@@ -132,7 +132,7 @@ def _clock(seconds: float) -> str:
 
 def print_table(results: list[StepResult], unit: str) -> None:
     print(f"{'layer':<10} {'step':<4} {'best tiling':<26} {'kernel':<18} {'cores':>5} {unit:>12} "
-          f"{'tilings':>9} {'runs':>5}")
+          f"{'tilings':>9} {'runs':>5} cost")
     for r in results:
         b, record = r.best, best_record(r)
         tried = f"{record['evaluated']}/{record['candidates']}"
@@ -140,7 +140,7 @@ def print_table(results: list[StepResult], unit: str) -> None:
             print(f"{r.layer.name:<10} {r.step:<4} NOT TUNED: {record['error'].splitlines()[0]}")
             continue
         print(f"{r.layer.name:<10} {r.step:<4} {b.tiling.label:<26} {b.kernel_name:<18} {b.cores:>5} "
-              f"{b.latency:>12} {tried:>9} {r.runs:>5}")
+              f"{b.latency:>12} {tried:>9} {r.runs:>5} {b.cost}")
 
 
 def open_tuning(target, trainlib: Path, cache: Path, timeout: float, l1: int, cores: tuple[int, ...],
@@ -148,17 +148,20 @@ def open_tuning(target, trainlib: Path, cache: Path, timeout: float, l1: int, co
     """The session, results database and evaluator of one tuning (also the pytest mode's)."""
     db = ResultsDB(Path(cache) / "results.sqlite")
     session = Session(target, trainlib, Path(cache), timeout=timeout, l1_bytes=l1, results_db=db)
-    return session, db, Evaluator(session, db, cores, replay=replay)
+    # Where the target has a cluster DMA beside the cores (GVSOC), a tiling costs its whole layer's time.
+    return session, db, Evaluator(session, db, cores, replay=replay, layer_time=target.capabilities.dma)
 
 
 def tuning_meta(network: Network, target, dtype: str, cores: tuple[int, ...], l1: int, strategy: str, tiles: int,
-                library: Path, library_digest: str, runs: int, reused: int, seconds: float) -> dict:
-    """What every output says about the tuning that made it."""
+                library: Path, library_digest: str, runs: int, reused: int, seconds: float,
+                cost: str = "tiles") -> dict:
+    """What every output says about the tuning that made it; cost is the
+    Evaluator's (tuner.COSTS)."""
     return {"network": network.name, "source": network.source, "target": target.name,
             "unit": target.capabilities.counter_unit, "dtype": dtype, "cores": ",".join(map(str, cores)),
             "l1_bytes": l1, "strategy": strategy, "tiles": tiles, "library": str(library),
             "library_digest": library_digest, "target_runs": runs, "reused_variants": reused,
-            "seconds": round(seconds, 2)}
+            "seconds": round(seconds, 2), "cost": cost}
 
 
 def report_wrong(results: list[StepResult], shown: int = 10) -> None:
@@ -220,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({target.capabilities.counter_unit}), {args.dtype}, cores {','.join(map(str, cores))}, L1 {l1} bytes, "
           f"strategy {args.strategy}, {args.tiles} tilings per method" + (", REPLAY from the database" if args.replay
                                                                           else ""))
+    print(f"cost of a configuration: {COSTS[evaluator.cost]}"
+          + ("; a layer kind without a whole-layer run: the sum over its tiles" if evaluator.layer_time else ""))
     started = time.monotonic()
     try:
         progress = Progress()
@@ -239,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"autotune: {session.results_db_error}; measurements of this run were not kept", file=sys.stderr)
     unit = target.capabilities.counter_unit
     meta = tuning_meta(network, target, args.dtype, cores, l1, args.strategy, args.tiles, args.trainlib,
-                       scope.library, session.runs, evaluator.reused, seconds)
+                       scope.library, session.runs, evaluator.reused, seconds, evaluator.cost)
     print_table(results, unit)
     try:
         written, notes = write_all(results, meta, args.reports_dir, whole)

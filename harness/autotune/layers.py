@@ -50,6 +50,9 @@ class LayerKind:
     methods: tuple[tuple[str, OpEntry, dict[str, int]], ...]  # label, entry, fixed options
     channel_split: str | None = None     # an axis the primitive splits over the cores: tiles keep
                                          # it a multiple of the core count (depthwise)
+    # Method label -> the catalogue entry that runs the whole layer tiled, its
+    # tensors in L2 and its tiles moved by the DMA (tiler.whole_layer_case).
+    whole_layer: dict[str, OpEntry] = field(default_factory=dict)
 
     def methods_for(self, flags: dict[str, int], step: str) -> list[Method]:
         out = []
@@ -69,14 +72,15 @@ _GEOMETRY_DEFAULTS = dict(sh=1, sw=1, L=0, R=0, U=0, D=0)
 KINDS = {kind.name: kind for kind in (
     LayerKind("linear", ("inp", "out"), {}, {"bias": (0, 1)}, ("fw", "wg", "ig"),
               {"fw": ("out",), "wg": ("out", "inp"), "ig": ("inp",)},
-              (("matmul", linalg.LINEAR, {}),)),
+              (("matmul", linalg.LINEAR, {}),), whole_layer={"matmul": linalg.LINEAR_LAYER}),
     LayerKind("conv2d", _CONV, _GEOMETRY_DEFAULTS, {"HWC": (0, 1), "bias": (0, 1)}, ("fw", "wg", "ig"),
               {"fw": ("Co", "Ho"), "wg": ("Co", "Ci"), "ig": ("Ci",)},
               (("im2col", conv2d.CONV2D_KERNEL_SWEEP, {"dma": 0, "im2col": 1}),
                ("direct", conv2d.CONV2D_DIRECT, {"dma": 0, "im2col": 0}))),
     LayerKind("conv_pw", ("Ci", "Co", "H", "W"), {}, {"HWC": (0, 1)}, ("fw", "wg", "ig"),
               {"fw": ("Co", "H"), "wg": ("Co", "Ci"), "ig": ("Ci", "H")},
-              (("matmul", conv_dw_pw.CONV_PW_KERNEL_SWEEP, {}),)),
+              (("matmul", conv_dw_pw.CONV_PW_KERNEL_SWEEP, {}),),
+              whole_layer={"matmul": conv_dw_pw.CONV_PW_LAYER}),
     LayerKind("conv_dw", _DW, _GEOMETRY_DEFAULTS, {"HWC": (0, 1)}, ("fw", "wg", "ig"),
               {"fw": ("C", "Ho"), "wg": ("C",), "ig": ("C",)},
               (("direct", conv_dw_pw.CONV_DW, {}),), channel_split="C"),

@@ -37,9 +37,9 @@ from harness.autotune.tuner import StepResult
 from harness.reports import ReportRow, write_junit
 
 CSV_COLUMNS = ["layer", "type", "step", "dtype", "method", "tiling", "calls", "l1_bytes", "kernel", "kernel_index",
-               "cores", "status", "unit", "latency", "work", "best", "message"]
+               "cores", "status", "unit", "cost", "latency", "work", "best", "message"]
 # An earlier entry is kept only if it was tuned with the same settings as this run.
-KEPT_WHEN_SAME = ("target", "unit", "dtype", "l1_bytes", "library_digest")
+KEPT_WHEN_SAME = ("target", "unit", "cost", "dtype", "l1_bytes", "library_digest")
 # What each entry records of the run that tuned it (a kept entry may come from another run).
 TUNED_WITH = ("strategy", "tiles", "cores")
 
@@ -52,7 +52,8 @@ def csv_rows(results: list[StepResult], dtype: str) -> list[dict]:
             rows.append({"layer": r.layer.name, "type": r.layer.kind.name, "step": r.step, "dtype": dtype,
                          "method": o.tiling.method.label, "tiling": o.tiling.label, "calls": o.tiling.calls,
                          "l1_bytes": o.tiling.l1_bytes, "kernel": o.kernel_name, "kernel_index": o.kernel,
-                         "cores": o.cores, "status": o.status, "unit": o.unit or "", "latency": o.latency,
+                         "cores": o.cores, "status": o.status, "unit": o.unit or "", "cost": o.cost,
+                         "latency": o.latency,
                          "work": o.work, "best": int(o is best), "message": o.message})
     return rows
 
@@ -89,6 +90,7 @@ def best_record(result: StepResult) -> dict:
     return {**record, "method": b.tiling.method.label, "tiling": b.tiling.label, "tile": dict(b.tiling.tile),
             "calls": b.tiling.calls, "l1_bytes": b.tiling.l1_bytes, "kernel": b.kernel_name,
             "kernel_index": b.kernel, "cores": b.cores, "latency": b.latency, "work": b.work, "unit": b.unit,
+            "cost": b.cost,
             "pieces": [{"shape": p.case.shape, "count": p.count} for p in b.tiling.pieces],
             "macros": header_macros(result)}
 
@@ -230,7 +232,7 @@ def c_header(entries: Entries, meta: dict) -> str:
     prefixes = macro_prefixes(entries.layers)
     lines = [f"/* The best configuration of each layer and step of {meta['network']}, by python -m harness",
              f" * autotune on {meta['target']} ({meta['unit']}), {meta['dtype']}, {meta['cores']} cores, L1 "
-             f"{meta['l1_bytes']} bytes, strategy {meta['strategy']}.",
+             f"{meta['l1_bytes']} bytes, strategy {meta['strategy']}, cost {meta['cost']}.",
              f" * Library: {meta['library']}. Generated: re-run the tuner rather than edit. */",
              f"#ifndef {guard}", f"#define {guard}", ""]
     for name, step in entries.steps():

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import ceil, isqrt, prod
 from typing import Callable
 
@@ -143,8 +143,11 @@ def _piece_shape(layer: Layer, cut: dict[str, tuple[int, int]]) -> dict[str, int
     return shape
 
 
-def cut(layer: Layer, step: str, method: Method, dtype: str, tile: dict[str, int]) -> Tiling | None:
-    """The tiling of a layer's step with these tile sizes, or None if a tile would be empty."""
+def cut(layer: Layer, step: str, method: Method, dtype: str, tile: dict[str, int],
+        whole_layer: bool = False) -> Tiling | None:
+    """The tiling of a layer's step with these tile sizes, or None if a tile
+    would be empty. With whole_layer its L1 is that of the whole layer's run
+    (whole_layer_case: two sets of tile buffers), where the kind has one."""
     axes = list(tile)
     per_axis = [_segment_groups(layer, a, full_length(layer, step, a), tile[a]) for a in axes]
     if any(groups is None for groups in per_axis):
@@ -157,7 +160,27 @@ def cut(layer: Layer, step: str, method: Method, dtype: str, tile: dict[str, int
     pieces = tuple(Piece(Case(method.entry, dtype, step, shape, method.options), count)
                    for shape, count in shapes.items())
     l1 = max(sum(p.case.footprint.values()) for p in pieces)
-    return Tiling(layer, step, method, tuple(tile.items()), pieces, l1)
+    tiling = Tiling(layer, step, method, tuple(tile.items()), pieces, l1)
+    whole = whole_layer_case(tiling) if whole_layer else None
+    return tiling if whole is None else replace(tiling, l1_bytes=sum(whole.footprint.values()))
+
+
+def whole_layer_case(tiling: Tiling) -> Case | None:
+    """The tiling as one run of the whole layer: the layer kind's whole-layer
+    entry for its method, shaped by the layer's sizes and a tile size
+    t<axis> for every axis any step cuts (the axes this step leaves whole at
+    their full length). None where there is no such entry, or it does not
+    take the method's options (the whole-layer pointwise is CHW only)."""
+    entry = tiling.layer.kind.whole_layer.get(tiling.method.label)
+    options = dict(tiling.method.options)
+    if entry is None or any(options.get(name, values[0]) not in values for name, values in entry.options.items()):
+        return None
+    axes = dict.fromkeys(a for step_axes in tiling.layer.kind.axes.values() for a in step_axes)
+    tile = {f"t{axis}": full_length(tiling.layer, tiling.step, axis) for axis in axes}
+    tile.update({f"t{axis}": size for axis, size in tiling.tile})
+    shape = {**tiling.layer.sizes, **tile}
+    return Case(entry, tiling.pieces[0].case.dtype, tiling.step, tuple(shape.items()),
+                tuple((name, options.get(name, values[0])) for name, values in entry.options.items()))
 
 
 def largest_memory() -> int:
@@ -188,12 +211,14 @@ PROGRESS_EVERY = 2000   # candidate tilings between two progress calls
 
 
 def tilings(layer: Layer, step: str, dtype: str, l1_bytes: int, max_cores: int,
-            limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> list[Tiling]:
+            limit: int | None = None, progress: Callable[[int, int], None] | None = None,
+            whole_layer: bool = False) -> list[Tiling]:
     """Every tiling of the step that fits l1_bytes, on every method, largest
     memory use first; the first `limit` of each method (the seed's
     NUM_TILING_SOLUTIONS). Raises NoFit when none fits, LayerTooLarge when no
     target could hold the layer. progress(done, total) is called every
-    PROGRESS_EVERY candidates and at the end, when there are more."""
+    PROGRESS_EVERY candidates and at the end, when there are more. With
+    whole_layer, a tiling fits by its whole-layer run's L1 (cut)."""
     check_holdable(layer, step, dtype)
     axes = layer.kind.axes[step]
     methods = layer.kind.methods_for(dict(layer.flags), step)
@@ -207,7 +232,7 @@ def tilings(layer: Layer, step: str, dtype: str, l1_bytes: int, max_cores: int,
             done += 1
             if progress and total > PROGRESS_EVERY and (done % PROGRESS_EVERY == 0 or done == total):
                 progress(done, total)
-            tiling = cut(layer, step, method, dtype, dict(zip(axes, sizes)))
+            tiling = cut(layer, step, method, dtype, dict(zip(axes, sizes)), whole_layer)
             if tiling is None:
                 continue
             if tiling.l1_bytes <= l1_bytes:

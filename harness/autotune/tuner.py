@@ -12,16 +12,21 @@ every tile passed compete; a wrong one is reported with its failure.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from harness.autotune.layers import Layer, Network
-from harness.autotune.tiler import NoFit, Tiling, tilings
+from harness.autotune.tiler import NoFit, Piece, Tiling, tilings, whole_layer_case
 from harness.cases import Case, Variant
 from harness.results_db import Measurement, ResultsDB
 from harness.session import Session, measurement_of
 
 NOT_MEASURED = "not_measured"
+# What a configuration's latency is: the sum over its tiles of each tile's
+# compute (tiles in L1, no transfer), or one run of the whole layer, its
+# tensors in L2 and its tiles moved by the DMA beside the compute.
+COSTS = {"tiles": "the sum over its tiles of each tile's compute (no DMA: tiles already in L1)",
+         "layer": "the whole layer's time, tensors in L2, tiles moved by the DMA double-buffered"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,7 @@ class Outcome:
     work: int | None = None
     unit: str | None = None
     message: str = ""
+    cost: str = "tiles"          # COSTS: what latency is
 
     @property
     def passed(self) -> bool:
@@ -70,8 +76,12 @@ class StepResult:
 class Evaluator:
     """Measures tilings: database first, then one target run per tile shape still missing."""
 
-    def __init__(self, session: Session, db: ResultsDB, cores: tuple[int, ...], replay: bool = False):
+    def __init__(self, session: Session, db: ResultsDB, cores: tuple[int, ...], replay: bool = False,
+                 layer_time: bool = False):
         self.session, self.db, self.cores, self.replay = session, db, cores, replay
+        # Cost a tiling by its whole-layer run where the layer kind has one (COSTS).
+        self.layer_time = layer_time
+        self.cost = "layer" if layer_time else "tiles"
         self._pieces: dict[Case, dict[tuple[int, int], Measurement]] = {}
         self.reused = 0     # variants found in the database
 
@@ -80,12 +90,13 @@ class Evaluator:
         builds nothing, and offers every kernel the catalogue names)."""
         return case.entry.kernels(case.dtype, case.step) if self.replay else self.session.kernels_for(case)
 
-    def measurements(self, case: Case) -> dict[tuple[int, int], Measurement]:
+    def measurements(self, case: Case, kernels: tuple[int, ...] | None = None) -> dict[tuple[int, int], Measurement]:
+        """The case's measurements of every kernel (default: its entry's) and core count."""
         if case in self._pieces:
             return self._pieces[case]
         scope = self.session.scope_for(case.dtype, any_build=self.replay)
         found = self.db.lookup(scope, self.session.case_key(case))
-        variants = [Variant(case, k, c) for k in self.kernels(case) for c in self.cores]
+        variants = [Variant(case, k, c) for k in (kernels or self.kernels(case)) for c in self.cores]
         missing = [v for v in variants if (v.kernel, v.cores) not in found]
         self.reused += len(variants) - len(missing)
         if missing and not self.replay:
@@ -95,14 +106,17 @@ class Evaluator:
         return found
 
     def evaluate(self, tiling: Tiling) -> list[Outcome]:
-        per_piece = [(piece, self.measurements(piece.case)) for piece in tiling.pieces]
+        whole = whole_layer_case(tiling) if self.layer_time else None
+        pieces = tiling.pieces if whole is None else (Piece(whole, 1),)
         first = tiling.pieces[0].case
+        per_piece = [(piece, self.measurements(piece.case, self.kernels(first))) for piece in pieces]
         names = first.entry.kernel_names(first.dtype)
         outcomes = []
         for kernel in self.kernels(first):
             for cores in self.cores:
-                outcomes.append(_combine(tiling, kernel, names[kernel], cores,
-                                         [(p, m.get((kernel, cores))) for p, m in per_piece]))
+                outcome = _combine(tiling, kernel, names[kernel], cores,
+                                   [(p, m.get((kernel, cores))) for p, m in per_piece])
+                outcomes.append(outcome if whole is None else replace(outcome, cost="layer"))
         return outcomes
 
 
@@ -143,7 +157,8 @@ def tune(network: Network, evaluator: Evaluator, strategy, dtype: str, l1_bytes:
         started, runs = time.monotonic(), evaluator.session.runs
         try:
             result.tilings = tilings(layer, step, dtype, l1_bytes, max_cores, limit,
-                                     (lambda n, of: enumerating(result, n, of)) if enumerating else None)
+                                     (lambda n, of: enumerating(result, n, of)) if enumerating else None,
+                                     evaluator.layer_time)
         except NoFit as exc:
             result.error = str(exc)
         else:

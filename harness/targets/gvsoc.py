@@ -40,7 +40,7 @@ from pathlib import Path
 from harness import c_header, toolchain
 from harness.build_units import UnitReport, build_runner
 from harness.compilers import Compiler
-from harness.elf_symbols import ElfError, data_offset
+from harness.elf_symbols import ElfError, data_offset, symbol_value
 from harness.failures import LOAD, NOT_FIT, CaseFailure
 from harness.option_values import env_number
 from harness.perf_gate import BaselineError, baseline_path, read_baseline, split_id
@@ -254,9 +254,16 @@ class GvsocTarget(RiscvCompiling, Target):
                                                          f"region (default: by the case's work, at most "
                                                          f"{CYCLE_BUDGET})", integer=True, minimum=1)
         self.capabilities = Capabilities(fp16_formats=fp16_formats(), max_cores=CORES, counter_unit="cycles",
-                                         payload_delivery="loader")
+                                         payload_delivery="loader", dma=True)
 
     # ---- what the target needs and is ------------------------------------------------
+
+    @staticmethod
+    def near_memory_bytes(artefact: Path) -> int:
+        """The L1 a built runner's heap has (the linker script's __l1_heap_*):
+        what ptl_near_malloc can give a tiled layer's tile buffers."""
+        elf = (artefact / ELF_NAME).read_bytes()
+        return symbol_value(elf, "__l1_heap_end") - symbol_value(elf, "__l1_heap_start")
 
     @property
     def launcher(self) -> Path | None:

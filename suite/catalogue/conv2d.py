@@ -53,6 +53,7 @@ from golden import conv
 from golden.conv import ConvGeometry
 from harness.cases import Case, OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
+from suite.catalogue.linalg import SHAPE_SWEEP_KERNELS
 
 _FIELDS = ("Ci", "H", "W", "Co", "Hk", "Wk", "sh", "sw", "L", "R", "U", "D")
 
@@ -217,12 +218,9 @@ def _conv_entry(shapes, im2col: int, dma: tuple[int, ...], cores, kernels=None, 
     )
 
 
-# One row-split and one column-split kernel, the largest tiles, for the shape sweep.
-_SHAPE_SWEEP_KERNELS = {"fp32": (0, 23), "fp16": (0, 5), "bf16": (0, 5)}
-
 CONV2D_KERNEL_SWEEP = _conv_entry(KERNEL_SWEEP + REALISTIC_TILE_4, im2col=1, dma=(0,), cores=(1, 8))
 CONV2D_SHAPE_SWEEP = _conv_entry(SHAPE_SWEEP + REALISTIC_TILE_8 + REALISTIC_FULL, im2col=1, dma=(0, 1),
-                                 cores=(1, 8), kernels=lambda dtype, step: _SHAPE_SWEEP_KERNELS[dtype])
+                                 cores=(1, 8), kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
 CONV2D_DIRECT = _conv_entry(SHAPE_SWEEP + KERNEL_SWEEP + REALISTIC, im2col=0, dma=(0,), cores=(1, 3, 8),
                             kernels=lambda dtype, step: (0,), kernel_names=lambda dtype: ("direct",))
 # bw: the API's pulp_conv2d_*_bw_cl, which a training step calls and no step
@@ -230,7 +228,7 @@ CONV2D_DIRECT = _conv_entry(SHAPE_SWEEP + KERNEL_SWEEP + REALISTIC, im2col=0, dm
 # asymmetric pads and per-axis strides.
 BW_SHAPES = KERNEL_SWEEP + SHAPE_SWEEP[2:5]
 CONV2D_BW = _conv_entry(BW_SHAPES, im2col=1, dma=(0,), cores=(1, 8),
-                        kernels=lambda dtype, step: _SHAPE_SWEEP_KERNELS[dtype], steps=("bw",))
+                        kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype], steps=("bw",))
 CONV2D_BW_DIRECT = _conv_entry(BW_SHAPES, im2col=0, dma=(0,), cores=(1, 3, 8), kernels=lambda dtype, step: (0,),
                                kernel_names=lambda dtype: ("direct",), steps=("bw",))
 

@@ -42,6 +42,7 @@ from dataclasses import replace
 from golden import conv_dw_pw
 from harness.cases import Case, OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
+from suite.catalogue.linalg import SHAPE_SWEEP_KERNELS
 
 STEPS = ("fw", "wg", "ig")
 # The runner's step param; bw is both gradients from one _bw_cl call (WG,
@@ -71,8 +72,6 @@ def _l1(case: Case, elements: dict[str, int], names: tuple[str, ...]) -> dict[st
 
 # ---- pointwise -------------------------------------------------------------------
 
-# One row-split and one column-split kernel, the largest tiles, for the shape sweeps.
-SHAPE_SWEEP_KERNELS = {"fp32": (0, 23), "fp16": (0, 5), "bf16": (0, 5)}
 
 # (Ci, Co, H, W). The matmul is Co x Ci x HW (CHW) or HW x Ci x Co (HWC).
 # W is Co x Ci in CHW and Ci x Co in HWC, as the published API has it.
@@ -137,6 +136,64 @@ CONV_PW_SHAPE_SWEEP = _pointwise(PW_SHAPE_SWEEP, kernels=lambda dtype, step: SHA
 # bw: pulp_conv_pw_*_bw_cl, the entry point a training step calls.
 CONV_PW_BW = _pointwise(PW_KERNEL_SWEEP[:2] + PW_SHAPE_SWEEP[1:2], steps=("bw",),
                         kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
+
+
+# ---- a whole pointwise layer, tiled (issue 26) ----------------------------------------
+# conv_pw_layer (ops_conv_pw.c): the layer's tensors in far memory (L2 on
+# GVSOC), each tile moved into L1 and its output out by the DMA,
+# double-buffered; the measured region is the whole layer. CHW. A shape is
+# the layer's sizes and its tile sizes: FW cuts Co x H, WG Co x Ci, IG Ci x H
+# (the tiler's axes, harness/autotune/layers.py); tCi of FW, tH of WG and tCo
+# of IG are the whole axis. The reference is the whole layer's: the tiles
+# write disjoint slices, each computed over its whole reduction.
+PW_LAYER_TILE_AXES = {"fw": ("Co", "H"), "wg": ("Co", "Ci"), "ig": ("Ci", "H")}
+PW_LAYER_SHAPES = tuple(dict(Ci=ci, Co=co, H=h, W=w, tCo=tco, tCi=tci, tH=th) for ci, co, h, w, tco, tci, th in (
+    (8, 9, 5, 3, 4, 3, 2),      # edge tiles on every axis
+    (6, 5, 4, 2, 5, 6, 4),      # one tile: the whole layer
+    (16, 12, 7, 4, 5, 7, 3),    # 3 x 3 tiles
+))
+
+
+def pw_layer_tile(c: Case) -> dict[str, int]:
+    """The sizes of a layer case's first (largest) tile, as one pointwise call sees them."""
+    s = dict(c.shape)
+    for axis in PW_LAYER_TILE_AXES[c.step]:
+        s[axis] = s[f"t{axis}"]
+    return {k: s[k] for k in ("Ci", "Co", "H", "W")}
+
+
+def _pw_layer_footprint(c: Case) -> dict[str, int]:
+    """L1: two sets of the largest tile's buffers (its two inputs and its
+    output) and one transpose buffer; the layer's tensors are in L2."""
+    tile = replace(c, shape_items=tuple(pw_layer_tile(c).items()))
+    one = _pw_footprint(tile)
+    return {**{f"{name} x2": 2 * size for name, size in one.items() if name != "transpose_buffer"},
+            "transpose_buffer": one["transpose_buffer"]}
+
+
+def _pw_layer_params(c: Case) -> dict[str, int]:
+    return {**_pw_params(c), **{k: c.shape[k] for k in ("tCo", "tCi", "tH")}}
+
+
+def _pw_layer(shapes, **variants) -> OpEntry:
+    return OpEntry(
+        name="conv_pw_layer",
+        unit="conv_pw",
+        runner_op=lambda dtype: f"conv_pw_layer_{build_of(dtype)}",
+        steps=STEPS,
+        dtypes=DTYPES,
+        shapes=shapes,
+        options={"HWC": (0,)},
+        inputs=_pw_inputs,
+        params=_pw_layer_params,
+        reference=lambda c, inputs: conv_dw_pw.pointwise(inputs, c.step, 0),
+        cores=(1, 8),
+        footprint=_pw_layer_footprint,
+        **variants,
+    )
+
+
+CONV_PW_LAYER = _pw_layer(PW_LAYER_SHAPES, kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
 
 
 # ---- depthwise -------------------------------------------------------------------
@@ -316,6 +373,6 @@ TRANSP_CONV2D_BW = _transposed(TC_BW_SHAPES, 1, steps=("bw",), kernels=lambda dt
 TRANSP_CONV2D_BW_DIRECT = _transposed(TC_BW_SHAPES, 0, steps=("bw",), kernels=lambda dtype, step: (0,),
                                       kernel_names=lambda dtype: ("direct",))
 
-ENTRIES = [CONV_PW_KERNEL_SWEEP, CONV_PW_SHAPE_SWEEP, CONV_PW_BW, CONV_DW, CONV_DW_BW,
+ENTRIES = [CONV_PW_KERNEL_SWEEP, CONV_PW_SHAPE_SWEEP, CONV_PW_BW, CONV_PW_LAYER, CONV_DW, CONV_DW_BW,
            TRANSP_CONV2D_KERNEL_SWEEP, TRANSP_CONV2D_SHAPE_SWEEP, TRANSP_CONV2D_DIRECT, TRANSP_CONV2D_BW,
            TRANSP_CONV2D_BW_DIRECT]

@@ -2,6 +2,8 @@
 linear layer."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from golden import linalg
 from harness.cases import OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
@@ -61,6 +63,11 @@ MATMUL = OpEntry(
     footprint=_matmul_footprint,
 )
 
+# One row-split and one column-split kernel, the largest tiles: the kernels of
+# the shape sweeps of every matmul-based family.
+SHAPE_SWEEP_KERNELS = {"fp32": (0, 23), "fp16": (0, 5), "bf16": (0, 5)}
+
+
 def _linear_footprint(c) -> dict[str, int]:
     """Bytes of the tensors the step reads and writes, as pulp_linear_* uses them (no buffers)."""
     i, o, bias = c.shape["inp"], c.shape["out"], c.options["bias"]
@@ -88,4 +95,38 @@ LINEAR = OpEntry(
     cores=(1, 3, 8),
 )
 
-ENTRIES = [MATMUL, LINEAR]
+
+# ---- a whole linear layer, tiled (issue 26) ------------------------------------------
+# linear_layer (ops_linalg.c): the layer's tensors in far memory (L2 on
+# GVSOC), each tile moved into L1 and its outputs out by the DMA,
+# double-buffered; the measured region is the whole layer. A shape is the
+# layer's sizes and its tile sizes: FW cuts out, WG out x inp, IG inp (the
+# tiler's axes, harness/autotune/layers.py); the reference is the whole
+# layer's.
+LINEAR_LAYER_TILE_AXES = {"fw": ("out",), "wg": ("out", "inp"), "ig": ("inp",)}
+LINEAR_LAYER_SHAPES = tuple(dict(inp=i, out=o, tout=to, tinp=ti) for i, o, to, ti in (
+    (13, 10, 4, 5),      # edge tiles on both axes, 3 x 3 tiles
+    (13, 10, 4, 7),      # 2 input blocks: WG's second one ends each output block in the other buffer set
+    (8, 6, 6, 8),        # one tile: the whole layer
+))
+
+
+def _linear_layer_tile(c) -> dict[str, int]:
+    """The sizes of a layer case's first (largest) tile, as one linear call sees them."""
+    return {axis: c.shape[f"t{axis}"] if axis in LINEAR_LAYER_TILE_AXES[c.step] else c.shape[axis]
+            for axis in ("inp", "out")}
+
+
+def _linear_layer_footprint(c) -> dict[str, int]:
+    """L1: two sets of the largest tile's buffers; the layer's tensors are in L2."""
+    one = _linear_footprint(replace(c, shape_items=tuple(_linear_layer_tile(c).items())))
+    return {f"{name} x2": 2 * size for name, size in one.items()}
+
+
+LINEAR_LAYER = replace(
+    LINEAR, name="linear_layer", runner_op=lambda dtype: f"linear_layer_{build_of(dtype)}",
+    shapes=LINEAR_LAYER_SHAPES, cores=(1, 8),
+    params=lambda c: {**LINEAR.params(c), "tout": c.shape["tout"], "tinp": c.shape["tinp"]},
+    footprint=_linear_layer_footprint, kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
+
+ENTRIES = [MATMUL, LINEAR, LINEAR_LAYER]

@@ -6,6 +6,9 @@
  * whose buffers do not all fit there still runs: the rest goes to L2, at
  * L2's cost. picolibc's own malloc assumes one contiguous heap, hence this.
  *
+ * ptl_far_malloc and ptl_near_malloc take one arena each: a tiled layer's
+ * tensors in L2, its tiles in L1 (ptl_platform.h).
+ *
  * First fit over an implicit list of blocks per arena (an 8-byte header:
  * size with the low bit marking "used"), free neighbours merged while
  * scanning. Only core 0 allocates (the runner); the library allocates nothing.
@@ -18,6 +21,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ptl_platform.h"
 
 #define HEADER 8u
 #define USED 1u
@@ -69,7 +74,8 @@ static void *arena_alloc(struct arena *a, uint32_t need)
     return NULL;
 }
 
-void *malloc(size_t n)
+/* Allocates from arenas first..last (0: L1, 1: L2). */
+static void *arenas_alloc(int first, int last, size_t n)
 {
     if (!ready)
         arenas_init();
@@ -78,7 +84,7 @@ void *malloc(size_t n)
         return NULL;
     }
     uint32_t need = (uint32_t)((n + 7u) & ~(size_t)7u) + HEADER;
-    for (int i = 0; i < 2; i++) {
+    for (int i = first; i <= last; i++) {
         uint8_t *p = arena_alloc(&arenas[i], need);
         if (p) {
             if (i == 1)
@@ -89,6 +95,13 @@ void *malloc(size_t n)
     errno = ENOMEM;
     return NULL;
 }
+
+void *malloc(size_t n) { return arenas_alloc(0, 1, n); }
+
+/* ptl_platform.h: a tiled layer's tensors in L2, its tiles in L1. */
+void *ptl_far_malloc(size_t n) { return arenas_alloc(1, 1, n); }
+
+void *ptl_near_malloc(size_t n) { return arenas_alloc(0, 0, n); }
 
 void free(void *ptr)
 {

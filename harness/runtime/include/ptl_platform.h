@@ -36,6 +36,24 @@ void ptl_region_end(uint32_t variant);
  * target measures outside the program (QEMU's plugin). */
 uint64_t ptl_region_elapsed(void);
 
+/* ---- Far memory and the DMA (runtime/runner/far_memory.c; GVSOC overrides) ----
+ * A tiled layer keeps its tensors in far memory (L2 on GVSOC, where a PULP
+ * deployment keeps them) and moves each tile into near memory (L1) and each
+ * result out with the DMA, while the cores compute. On targets with one flat
+ * memory both are malloc and a transfer is a copy done on issue. */
+
+/* Memory of each kind, freed with free(); NULL when that memory is full
+ * (near memory never falls back to far memory). */
+void *ptl_far_malloc(size_t n);
+void *ptl_near_malloc(size_t n);
+/* Starts a copy of `rows` rows of `row_bytes` bytes, `far_stride` bytes apart
+ * in far memory and contiguous in near memory; to_far says the direction.
+ * Returns the transfer's id for ptl_dma_wait. */
+int ptl_dma_start(void *near, const void *far, uint32_t row_bytes, uint32_t rows, uint32_t far_stride,
+                  int to_far);
+/* Returns when the transfer `id` has finished (its bytes are in place). */
+void ptl_dma_wait(int id);
+
 /* Exit statuses shared by every target's runtime and the Python decoder. */
 enum {
     PTL_EXIT_OK = 0,

@@ -118,6 +118,12 @@ extern uint32_t ptl_regions_measured;
  * bug in the op: an ERROR record, and PTL_PARAM_MISSING. */
 #define PTL_PARAM_MISSING INT32_MIN
 int32_t ptl_param(const struct ptl_case *c, const char *name, uint32_t variant_index);
+/* Where the next input copies, outputs and work buffers go (ptl_platform.h):
+ * anywhere (malloc: near memory first), far memory only (a tiled layer's
+ * whole tensors), or near memory only (its tile buffers). op_frame_finish
+ * sets it back to anywhere. */
+enum ptl_placement { PTL_PLACE_ANY = 0, PTL_PLACE_FAR = 1, PTL_PLACE_NEAR = 2 };
+void ptl_place_buffers(enum ptl_placement placement);
 /* A fresh heap copy of the input called `name`, checked against the expected
  * dtype and element count. NULL (and an ERROR record) when it does not match. */
 void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint32_t count,

@@ -86,6 +86,17 @@ int32_t ptl_param(const struct ptl_case *c, const char *name, uint32_t variant_i
     return c->params[i];
 }
 
+static enum ptl_placement placement = PTL_PLACE_ANY;
+
+void ptl_place_buffers(enum ptl_placement where) { placement = where; }
+
+static void *buffer_malloc(size_t bytes)
+{
+    if (placement == PTL_PLACE_FAR)
+        return ptl_far_malloc(bytes);
+    return placement == PTL_PLACE_NEAR ? ptl_near_malloc(bytes) : malloc(bytes);
+}
+
 void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint32_t count,
                 uint32_t variant_index)
 {
@@ -103,7 +114,7 @@ void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint
         return NULL;
     }
     size_t bytes = (size_t)count * ptl_element_size(dtype);
-    void *copy = malloc(bytes ? bytes : 1);
+    void *copy = buffer_malloc(bytes ? bytes : 1);
     if (!copy) {
         ptl_emit_error(variant_index, PTL_ERR_NO_MEMORY, "out of memory copying an input");
         return NULL;
@@ -115,7 +126,7 @@ void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint
 void *ptl_output_alloc(uint32_t dtype, uint32_t count)
 {
     size_t size = ptl_element_size(dtype);
-    uint32_t *block = malloc(2 * GUARD_WORDS * 4 + (size_t)count * size + 4);
+    uint32_t *block = buffer_malloc(2 * GUARD_WORDS * 4 + (size_t)count * size + 4);
     if (!block)
         return NULL;
     for (int g = 0; g < GUARD_WORDS; g++)

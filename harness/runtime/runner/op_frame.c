@@ -104,5 +104,6 @@ int op_frame_finish(struct op_frame *f, int ran)
         status = status ? status : s;
     }
     memset(f, 0, sizeof *f);
+    ptl_place_buffers(PTL_PLACE_ANY);
     return status;
 }

@@ -1,7 +1,8 @@
 /*
  * Runner ops of the linear-algebra family: the matmul kernels through
- * mm_manager (forked by the caller, as the API says), and the linear layer
- * (which forks itself).
+ * mm_manager (forked by the caller, as the API says), the linear layer
+ * (which forks itself), and linear_layer, a whole layer run tile by tile
+ * with its tensors in far memory and the DMA moving the tiles.
  *
  * Compiled once per dtype (ptl_op_dtype.h). Every API struct is filled by
  * field name, so a library whose struct differs fails to compile here
@@ -10,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
 #include "ptl_platform.h"
 #include "ptl_runner.h"
 #include "pulp_train.h"
+#include "tiled_layer.h"
 
 /* ---- matmul ----------------------------------------------------------------------
  * C [N x M] = A [N x K] . B, with B [K x M], or [M x K] when trans_B.
@@ -134,8 +137,130 @@ static int run_linear(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     return status ? status : bias_status;
 }
 
+/* ---- A whole linear layer, tiled, its tensors in far memory ----------------------------
+ * linear_layer: the layer run tile by tile, its tensors in far memory and
+ * the DMA moving the tiles, double-buffered (tiled_layer.h); the measured
+ * region is the whole layer. Tiles (the tiler's axes): FW out, WG out x in,
+ * IG in; each computes its slice of the output over its whole reduction.
+ * With the bias, WG's db comes from the tiles of the first input block (the
+ * others call with use_biases 0), so every output element is written once. */
+#define LINEAR_LAYER_PARAMS "in out use_biases step tout tinp"
+
+struct linear_layer {
+    int in, out, bias, step, tout, tinp, kernel;
+    PTL_T *x, *w, *b, *dy, *y, *dw, *db, *dx; /* in far memory */
+};
+
+static int linear_tiles_along(int length, int tile) { return (length + tile - 1) / tile; }
+
+/* Tile t: its output block [o0, o0 + no) x [i0, i0 + ni) (FW and IG cut one axis) and its copies:
+ * FW in W rows, x, b -> y; WG dy, x -> dW, db; IG W columns, dy -> dx. */
+static void linear_tile(const struct linear_layer *l, int t, int *o0, int *no, int *i0, int *ni,
+                        struct tiled_tile *tile)
+{
+    const int per_row = l->step == LINEAR_STEP_WG ? linear_tiles_along(l->in, l->tinp) : 1;
+    const int a = t / per_row, b = t % per_row;
+    *o0 = l->step == LINEAR_STEP_IG ? 0 : a * l->tout;
+    *i0 = l->step == LINEAR_STEP_IG ? a * l->tinp : l->step == LINEAR_STEP_WG ? b * l->tinp : 0;
+    *no = l->step == LINEAR_STEP_IG ? l->out : (l->out - *o0 < l->tout ? l->out - *o0 : l->tout);
+    *ni = l->step == LINEAR_STEP_FW ? l->in : (l->in - *i0 < l->tinp ? l->in - *i0 : l->tinp);
+    if (l->step == LINEAR_STEP_FW) {
+        tile->in[0] = (struct tiled_copy){l->w + *o0 * l->in, *no * l->in, 1, 0};
+        tile->in[1] = (struct tiled_copy){l->x, l->in, 1, 0};
+        tile->in[2] = (struct tiled_copy){l->b + *o0, *no, l->bias, 0};
+        tile->out[0] = (struct tiled_copy){l->y + *o0, *no, 1, 0};
+    } else if (l->step == LINEAR_STEP_WG) {
+        tile->in[0] = (struct tiled_copy){l->dy + *o0, *no, 1, 0};
+        tile->in[1] = (struct tiled_copy){l->x + *i0, *ni, 1, 0};
+        tile->out[0] = (struct tiled_copy){l->dw + *o0 * l->in + *i0, *ni, *no, l->in};
+        tile->out[1] = (struct tiled_copy){l->db + *o0, *no, l->bias && *i0 == 0, 0};
+    } else {
+        tile->in[0] = (struct tiled_copy){l->w + *i0, *ni, l->out, l->in};
+        tile->in[1] = (struct tiled_copy){l->dy, l->out, 1, 0};
+        tile->out[0] = (struct tiled_copy){l->dx + *i0, *ni, 1, 0};
+    }
+}
+
+static void linear_tile_at(const void *op, int t, struct tiled_tile *tile)
+{
+    int o0, no, i0, ni;
+    linear_tile(op, t, &o0, &no, &i0, &ni, tile);
+}
+
+static void linear_compute(const void *op, int t, void *const in[TILED_MAX_IN], void *const out[TILED_MAX_OUT])
+{
+    const struct linear_layer *l = op;
+    int o0, no, i0, ni;
+    struct tiled_tile copies = {0};
+    linear_tile(l, t, &o0, &no, &i0, &ni, &copies);
+    const int fw = l->step == LINEAR_STEP_FW, wg = l->step == LINEAR_STEP_WG;
+    const int bias = l->bias && (fw || (wg && i0 == 0));
+    PTL_T *x = fw ? in[1] : wg ? in[1] : NULL, *w = wg ? NULL : in[0], *dy = fw ? NULL : wg ? in[0] : in[1];
+    struct PTL_S(blob) input = {.data = x, .diff = l->step == LINEAR_STEP_IG ? out[0] : NULL, .dim = ni,
+                                .W = 1, .H = 1, .C = ni};
+    struct PTL_S(blob) coeff = {.data = w, .diff = wg ? out[0] : NULL, .dim = ni * no, .W = ni, .H = no, .C = 1};
+    struct PTL_S(blob) bias_blob = {.data = fw ? in[2] : NULL, .diff = wg ? out[1] : NULL, .dim = no,
+                                    .W = 1, .H = 1, .C = no};
+    struct PTL_S(blob) output = {.data = fw ? out[0] : NULL, .diff = dy, .dim = no, .W = 1, .H = 1, .C = no};
+    struct PTL_S(Linear_args) args = {
+        .input = &input, .coeff = &coeff, .bias = &bias_blob, .output = &output,
+        .skip_wg_grad = !wg, .skip_in_grad = l->step != LINEAR_STEP_IG,
+        .opt_matmul_type_fw = l->kernel, .opt_matmul_type_wg = l->kernel, .opt_matmul_type_ig = l->kernel,
+        .use_biases = bias,
+    };
+    if (fw)
+        PTL_F(pulp_linear_, _fw_cl)(&args);
+    else if (wg)
+        PTL_F(pulp_linear_, _bw_param_grads_cl)(&args);
+    else
+        PTL_F(pulp_linear_, _bw_input_grads_cl)(&args);
+}
+
+static int run_linear_layer(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    struct linear_layer l = {
+        .in = ptl_param(c, "in", vi), .out = ptl_param(c, "out", vi), .bias = ptl_param(c, "use_biases", vi),
+        .step = ptl_param(c, "step", vi), .tout = ptl_param(c, "tout", vi), .tinp = ptl_param(c, "tinp", vi),
+        .kernel = v.kernel,
+    };
+    if (l.in < 1 || l.out < 1 || (l.bias != 0 && l.bias != 1) || l.step < LINEAR_STEP_FW ||
+        l.step > LINEAR_STEP_IG || (l.step == LINEAR_STEP_IG && l.bias) || l.tout < 1 || l.tout > l.out ||
+        l.tinp < 1 || l.tinp > l.in) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "linear_layer params need in, out >= 1, use_biases 0 or 1 (0 in "
+                                             "IG), step 0, 1 or 2, tiles 1 to the size");
+        return PTL_ERR_BAD_CASE;
+    }
+    const int fw = l.step == LINEAR_STEP_FW, wg = l.step == LINEAR_STEP_WG, ig = l.step == LINEAR_STEP_IG;
+    const uint32_t n_in = (uint32_t)l.in, n_out = (uint32_t)l.out, n_w = n_in * n_out;
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    ptl_place_buffers(PTL_PLACE_FAR);
+    l.x = fw || wg ? op_frame_input(&f, "x", n_in) : NULL;
+    l.w = fw || ig ? op_frame_input(&f, "W", n_w) : NULL;
+    l.b = fw && l.bias ? op_frame_input(&f, "b", n_out) : NULL;
+    l.dy = wg || ig ? op_frame_input(&f, "dy", n_out) : NULL;
+    l.y = fw ? op_frame_output(&f, "y", n_out) : NULL;
+    l.dw = wg ? op_frame_output(&f, "dW", n_w) : NULL;
+    l.db = wg && l.bias ? op_frame_output(&f, "db", n_out) : NULL;
+    l.dx = ig ? op_frame_output(&f, "dx", n_in) : NULL;
+    const int tiles = fw ? linear_tiles_along(l.out, l.tout)
+                    : wg ? linear_tiles_along(l.out, l.tout) * linear_tiles_along(l.in, l.tinp)
+                         : linear_tiles_along(l.in, l.tinp);
+    const struct tiled_layer layer = {tiles, linear_tile_at, linear_compute, &l};
+    struct tiled_buffers near;
+    tiled_layer_buffers(&f, &layer, &near);
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    ptl_measure_begin(vi);
+    tiled_layer_run(&layer, &near, sizeof(PTL_T));
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
+
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("matmul"), "N M K trans_B bias", "A B bias", "C", PTL_KERNEL_TABLE, run_matmul},
     {PTL_OP_NAME("linear"), "in out use_biases step", "x W b dy", "y dW db dx", PTL_KERNEL_TABLE, run_linear},
+    {PTL_OP_NAME("linear_layer"), LINEAR_LAYER_PARAMS, "x W b dy", "y dW db dx", PTL_KERNEL_TABLE,
+     run_linear_layer},
     {0},
 };

@@ -16,11 +16,20 @@
  *   4 deadlock  core 1 of a 2-core fork leaves without the barrier that
  *               core 0 waits at, in a measured region: every core asleep,
  *               nothing to wake them but the watchdog's timer
+ *   5 dma       the cluster DMA (ptl_dma_start, ptl_dma_wait) between an
+ *               L2 and an L1 buffer (ptl_far_malloc, ptl_near_malloc): a
+ *               1-D copy in, a 2-D copy in (every third row of four), the
+ *               same rows back out to other places, two transfers in
+ *               flight at once; one VARIANT record each, status 0 when
+ *               every byte is where it belongs and nothing else changed,
+ *               and status 2 when a buffer is not in the memory it must be
+ *               (L2 from 0x1c000000, L1 from 0x10000000)
  *
  * The recordings in tests/gvsoc_recordings/ come from these programs
  * (tests/gvsoc_recordings/record.py).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 #include "pmsis.h"
@@ -80,6 +89,57 @@ static void leave_without_barrier(void *arg)
         pi_cl_team_barrier();
 }
 
+#define DMA_ROWS 12
+#define DMA_ROW 40 /* floats per row of the L2 matrix */
+
+static float pattern(int i) { return (float)i * 0.25f - 7.0f; }
+
+static int dma_placed(const void *far, const void *near)
+{
+    const uintptr_t f = (uintptr_t)far, n = (uintptr_t)near;
+    return f >> 24 == 0x1c && n >> 24 == 0x10;
+}
+
+/* 0 right, 1 wrong bytes, 2 wrong memories. */
+static int dma_test(int kind)
+{
+    float *far = ptl_far_malloc(DMA_ROWS * DMA_ROW * sizeof(float));
+    float *near = ptl_near_malloc(2 * DMA_ROWS * DMA_ROW * sizeof(float));
+    if (!far || !near || !dma_placed(far, near))
+        return 2;
+    for (int i = 0; i < DMA_ROWS * DMA_ROW; i++)
+        far[i] = pattern(i), near[i] = -1.0f, near[DMA_ROWS * DMA_ROW + i] = -1.0f;
+    int wrong = 0;
+    if (kind == 0) { /* 1-D in: the whole matrix */
+        ptl_dma_wait(ptl_dma_start(near, far, DMA_ROWS * DMA_ROW * sizeof(float), 1, 0, 0));
+        for (int i = 0; i < DMA_ROWS * DMA_ROW; i++)
+            wrong |= near[i] != pattern(i);
+    } else if (kind == 1) { /* 2-D in: 6 floats from column 3 of rows 0, 3, 6, 9 */
+        ptl_dma_wait(ptl_dma_start(near, far + 3, 6 * sizeof(float), DMA_ROWS / 3, 3 * DMA_ROW * sizeof(float), 0));
+        for (int r = 0; r < DMA_ROWS / 3; r++)
+            for (int c = 0; c < 6; c++)
+                wrong |= near[r * 6 + c] != pattern(3 * r * DMA_ROW + 3 + c);
+        wrong |= near[DMA_ROWS / 3 * 6] != -1.0f;
+    } else { /* 2-D out: 4 rows of 5 floats to column 30 of rows 1, 2, 3, 4, while a 1-D copy comes in */
+        for (int i = 0; i < 20; i++)
+            near[i] = 100.0f + (float)i;
+        const int out = ptl_dma_start(near, far + DMA_ROW + 30, 5 * sizeof(float), 4, DMA_ROW * sizeof(float), 1);
+        const int in = ptl_dma_start(near + DMA_ROWS * DMA_ROW, far + 6 * DMA_ROW, DMA_ROW * sizeof(float), 1, 0, 0);
+        ptl_dma_wait(in);
+        ptl_dma_wait(out);
+        for (int i = 0; i < DMA_ROWS * DMA_ROW; i++) {
+            const int r = i / DMA_ROW, c = i % DMA_ROW;
+            const int written = r >= 1 && r <= 4 && c >= 30 && c < 35;
+            wrong |= far[i] != (written ? 100.0f + (float)((r - 1) * 5 + c - 30) : pattern(i));
+        }
+        for (int i = 0; i < DMA_ROW; i++)
+            wrong |= near[DMA_ROWS * DMA_ROW + i] != pattern(6 * DMA_ROW + i);
+    }
+    free(far);
+    free(near);
+    return wrong;
+}
+
 int main(void)
 {
     ptl_platform_init(0, 0);
@@ -113,6 +173,11 @@ int main(void)
     ptl_emit_begin(0, 1);
     ptl_region_begin(0);
     pi_cl_team_fork(2, leave_without_barrier, 0);
+#elif PTL_TEST_CASE == 5
+    ptl_emit_begin(0, 3);
+    for (int kind = 0; kind < 3; kind++)
+        ptl_emit_variant((uint32_t)kind, (uint32_t)dma_test(kind), (uint32_t)kind, 0);
+    ptl_emit_end();
 #endif
     return 0;
 }
