@@ -13,13 +13,14 @@
               held-out shapes that played no part in choosing greedy
   dscnn       the exhaustive FW/WG/IG tuning of DS-CNN, FP32, 8 cores,
               64 KiB L1, from a cold cache, timed; then again: 0 target runs
-  layers      (a target with a cluster DMA: gvsoc) per DS-CNN layer step with
+  layers      (on --layers-target, gvsoc) per DS-CNN layer step with
               a whole-layer run, the best tiling by summed tile compute and
               the best by the whole layer's time with its DMA (tensors in L2,
               tiles double-buffered), and what the first costs as a layer
   mutant      a library whose mm_unroll_4x4 is fast and wrong: never chosen
 
-Usage: python bench/autotune.py [--target qemu] [--only throughput,pruning,dscnn,layers,mutant]
+Usage: [PTL_GVSOC=...] python bench/autotune.py [--target qemu] [--layers-target gvsoc]
+       [--only throughput,pruning,dscnn,layers,mutant]
 Pruning compares the strategies on the same measurements: exhaustive runs
 on the target, greedy replays them from the results database, and each is
 charged the target runs a cold run of it makes (one per distinct tile shape
@@ -229,8 +230,13 @@ def layers(target: str, work: Path, tiles: int) -> None:
     L1 double-buffered, each costed both ways (tuner.COSTS) from the same
     session: the best by summed tile compute, the best by the whole layer's
     time with its DMA, and what the first costs when the layer really runs."""
-    if not make_target(target).capabilities.dma:
-        print(f"\n== whole layers: skipped on {target}, which has no cluster DMA beside the cores (use --target gvsoc)")
+    chosen_target = make_target(target)
+    if not chosen_target.capabilities.dma:
+        print(f"\n== whole layers: NOT MEASURED: {target} has no cluster DMA beside the cores "
+              f"(--layers-target gvsoc)")
+        return
+    if chosen_target.unavailable_reason():
+        print(f"\n== whole layers: NOT MEASURED: {target} is not available: {chosen_target.unavailable_reason()}")
         return
     network = load_network(DSCNN)
     chosen = [layer for layer in network.layers if layer.kind.whole_layer]
@@ -287,7 +293,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default="qemu")
     parser.add_argument("--only", default="throughput,pruning,dscnn,layers,mutant")
-    parser.add_argument("--tiles", type=int, default=8, help="tilings per method for DS-CNN")
+    parser.add_argument("--layers-target", default="gvsoc",
+                        help="the target of the whole-layer comparison: one with a cluster DMA")
+    parser.add_argument("--tiles", type=int, default=8, help="tilings per method for DS-CNN and the layers")
     parser.add_argument("--pruning-tiles", type=int, default=16, help="tilings per method for the pruning run")
     parser.add_argument("--sample", type=int, default=20, help="configurations run by the seed's flow")
     parser.add_argument("--reports", type=Path, default=ROOT / "reports" / "bench" / "autotune_ds_cnn")
@@ -305,7 +313,7 @@ def main() -> None:
         if "dscnn" in parts:
             dscnn(args.target, work, args.tiles, args.reports)
         if "layers" in parts:
-            layers(args.target, work, args.tiles)
+            layers(args.layers_target, work, args.tiles)
         if "mutant" in parts:
             mutant(args.target, work)
     finally:

@@ -31,13 +31,11 @@ against the whole library) and the op unit's compile probes.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +45,7 @@ if str(ROOT) not in sys.path:
 
 from golden.bundle import ReferenceBundle  # noqa: E402
 from harness.build_units import (LIBRARY_ERRORS, Toolchain, core_runner_sources, library_flags,  # noqa: E402
-                                 op_unit_sources, unit_flags, unit_of, unit_table, unit_table_object)
+                                 op_unit_sources, parallel, unit_flags, unit_of, unit_table, unit_table_object)
 from harness.cases import Case, OpEntry, Variant  # noqa: E402
 from harness.payload import payload_as_c_source  # noqa: E402
 from harness.session import Session, VariantResult, compute_bundle, fp16_format_of  # noqa: E402
@@ -115,9 +113,7 @@ class SeedProgram:
         jobs += [(op_unit_sources()[self.unit], self.unit_flags)]
         jobs += [(src, [*library_flags(self.library), *LIBRARY_ERRORS]) for src in library_sources]
         objects = [objdir / f"{i:03d}_{src.stem}.o" for i, (src, _) in enumerate(jobs)]
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            list(pool.map(lambda job: _check(self.toolchain.compile(job[0][0], job[1], job[0][1])),
-                          zip(jobs, objects)))
+        parallel(lambda job: _check(self.toolchain.compile(job[0][0], job[1], job[0][1])), list(zip(jobs, objects)))
         table = unit_table_object(self.toolchain, [unit_table(self.unit, self.dtype)], objdir, "seed")
         return [*objects, table]
 

@@ -194,6 +194,17 @@ def unit_flags(toolchain: Toolchain, library: LibrarySource, unit: str, dtype: s
                                               if _library_has(toolchain, library, struct, name, workdir)])
 
 
+def parallel(function: Callable, items: list) -> list:
+    """function over items, as many at once as there are cores, in order.
+    A Ctrl-C (or any exception) cancels the items not started yet, instead
+    of waiting for the whole build to finish before the session can stop."""
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+    try:
+        return list(pool.map(function, items))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(argv, capture_output=True, text=True, timeout=600)
@@ -222,8 +233,7 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
                for unit, source in op_unit_sources().items() for dtype in UNIT_DTYPES}
     kernel_probes = {("", name): (table, index) for table, index, name in own_kernels()}
     probes = sorted({pair for pairs in queries.values() for pair in pairs} | set(kernel_probes))
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        present = dict(zip(probes, pool.map(lambda pair: _library_has(toolchain, library, *pair, objdir), probes)))
+    present = dict(zip(probes, parallel(lambda pair: _library_has(toolchain, library, *pair, objdir), probes)))
     for pair, (table, index) in sorted(kernel_probes.items(), key=lambda item: item[1]):
         if not present[pair]:
             report.missing_kernels.setdefault(table, {})[index] = pair[1]
@@ -242,9 +252,8 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
     jobs += [(f"lib/{src.name}", src, flags) for src, flags in library_jobs.items()]
     jobs += [(f"unit/{name}", src, flags) for name, (src, flags, _) in unit_jobs.items()]
     objects = {key: objdir / f"{i:03d}_{key.replace('/', '_')}.o" for i, (key, _, _) in enumerate(jobs)}
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        results = dict(zip([key for key, _, _ in jobs], pool.map(
-            lambda job: compile_one(job[1], objects[job[0]], job[2]), jobs)))
+    results = dict(zip([key for key, _, _ in jobs],
+                       parallel(lambda job: compile_one(job[1], objects[job[0]], job[2]), jobs)))
 
     for key, result in results.items():
         if result.returncode == 0:

@@ -22,7 +22,7 @@ from suite.catalogue import linalg
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "ptl"       # shared with the other tests and runs: the firmware builds once
 # 20 variants in 10 cases of one build (fp32): linear FW through the naive and the 4x4 kernel.
-SUITE_SLICE = "linear and fp32 and fw and c8 and (mm-c8 or mm_unroll_4x4)"
+SUITE_SLICE = "linear and not linear_layer and fp32 and fw and c8 and (mm-c8 or mm_unroll_4x4)"
 BIN = Path(sys.executable).parent
 
 

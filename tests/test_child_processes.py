@@ -47,6 +47,20 @@ def processes_mentioning(text: str, name: str = "") -> dict[int, int]:
     return found
 
 
+def runner_running(cache: Path) -> bool:
+    """A host runner built under `cache` is running: a process whose program
+    (argv[0]) is one. A compiler or linker writing `<cache>/.../runner` only
+    mentions it, and may come before the session can take a Ctrl-C."""
+    for entry in Path("/proc").iterdir():
+        try:
+            program = (entry / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+        except OSError:
+            continue
+        if entry.name.isdigit() and program.startswith(str(cache)) and program.endswith("/runner"):
+            return True
+    return False
+
+
 def start_session(args: list[str], cache: Path, tmpdir: Path, *extra: str) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     env["TMPDIR"] = str(tmpdir)
@@ -207,7 +221,7 @@ def test_no_scratch_directory_is_left_after_a_normal_session_or_after_ctrl_c(tmp
     library = hanging_copy(tmp_path / "hanging")
     session = start_session(QEMU_SLICE, cache, tmpdir, "--target", "host", "--trainlib", str(library),
                             "--run-timeout", "600", *workers)
-    assert wait_for(lambda: processes_mentioning(str(cache), "/runner") or session.poll() is not None, 600)
+    assert wait_for(lambda: runner_running(cache) or session.poll() is not None, 600)
     assert session.poll() is None, f"the session ended before it could be interrupted: {session.communicate()[0][-2000:]}"
     assert scratch_dirs(tmpdir), "no scratch directory while cases run: this test would not see a leftover"
     for _ in range(3):   # a second press, as a user would, when Python lost the first in a finaliser

@@ -28,7 +28,9 @@ def cache(tmp_path_factory):
 def _interrupted_run(tmp_path: Path, cache: Path, signum: int, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
     """A host run of SLICE, sent signum once a few tests have passed."""
     reports = tmp_path / "reports"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    # Unbuffered: the PASSED lines arrive as they are printed, not 8 KiB at a time (which, on a busy
+    # machine, could be after the last test).
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, "PYTHONUNBUFFERED": "1"}
     run = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-p", "no:xdist",
                             "-v", "-p", "no:randomly", "--target", "host", "-k", SLICE, "--ptl-cache", str(cache),
                             "--reports-dir", str(reports), *extra],

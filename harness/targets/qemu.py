@@ -35,12 +35,11 @@ import signal
 import subprocess
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
 from harness import c_header, toolchain
-from harness.build_units import Toolchain, UnitReport, build_runner
+from harness.build_units import Toolchain, UnitReport, build_runner, parallel
 from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
@@ -180,10 +179,7 @@ class QemuTarget(RiscvCompiling, Target):
         objdir.mkdir(parents=True, exist_ok=True)
         c_sources = [*(p for p in runtime_sources() if p.suffix == ".c"), *map(Path, sources)]
         objects = [objdir / f"{i:03d}_{source.stem}.o" for i, source in enumerate(c_sources)]
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            for future in [pool.submit(compile_command, toolchain.compile(src, obj, []))
-                           for src, obj in zip(c_sources, objects)]:
-                future.result()  # re-raises the first BuildError
+        parallel(lambda job: compile_command(toolchain.compile(*job, [])), list(zip(c_sources, objects)))
         compile_command(toolchain.link(objects, outdir / ELF_NAME))
         self._finish(fp16_format, outdir)
 
