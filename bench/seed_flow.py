@@ -49,7 +49,7 @@ from harness.build_units import (LIBRARY_ERRORS, Toolchain, core_runner_sources,
 from harness.cases import Case, OpEntry, Variant  # noqa: E402
 from harness.payload import payload_as_c_source  # noqa: E402
 from harness.session import Session, VariantResult, compute_bundle, fp16_format_of  # noqa: E402
-from harness.target import BuildError, LibrarySource  # noqa: E402
+from harness.target import LibrarySource  # noqa: E402
 
 CATALOGUE_MODULES = ("conv2d", "conv_dw_pw", "linalg", "pool")   # the layer kinds' entries
 _ARCHIVE_MEMBER = re.compile(r"libseed\.a\(m(\d+)\.o\)")   # a member the link map says was included
@@ -104,8 +104,8 @@ class SeedProgram:
         own = self._compile_program(objdir, empty)
         link_map = objdir / "trace.map"
         _check([*self.toolchain.link([*own, archive], objdir / "trace.elf"), f"-Wl,-Map={link_map}"])
-        members = set(_ARCHIVE_MEMBER.findall(link_map.read_text()))
-        return [self.library.sources[int(i)] for i in sorted(members, key=int)]
+        included = set(_ARCHIVE_MEMBER.findall(link_map.read_text()))
+        return [self.library.sources[int(i)] for i in sorted(included, key=int)]
 
     def _compile_program(self, objdir: Path, payload_source: Path, library_sources: list[Path] = ()) -> list[Path]:
         """Compiles the program's own files (and the given library sources); returns the objects."""
@@ -176,9 +176,10 @@ def _compiles(argv: list[str]) -> bool:
 
 
 def _check(argv: list[str]) -> subprocess.CompletedProcess:
+    """Runs a compile or link step; a failure ends the bench with the tool's error."""
     result = subprocess.run(argv, capture_output=True, text=True)
     if result.returncode != 0:
-        raise BuildError(f"the seed program does not build: {' '.join(argv[:3])} ...\n{result.stderr[-2000:]}")
+        raise SystemExit(f"the seed program does not build: {' '.join(argv[:3])} ...\n{result.stderr[-2000:]}")
     return result
 
 
