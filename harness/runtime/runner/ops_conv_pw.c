@@ -257,7 +257,8 @@ static int run_conv_pw_layer(const struct ptl_case *c, struct ptl_variant v, uin
     l.y = fw ? op_frame_output(&f, "y", n_out) : NULL;
     l.dw = wg ? op_frame_output(&f, "dW", n_w) : NULL;
     l.dx = ig ? op_frame_output(&f, "dx", n_in) : NULL;
-    const struct tiled_layer layer = {pw_tile_count(&l), pw_tile_at, pw_compute, &l};
+    const struct tiled_layer layer = {.tiles = pw_tile_count(&l), .tile_at = pw_tile_at, .compute = pw_compute,
+                                       .op = &l};
     struct tiled_buffers near;
     tiled_layer_buffers(&f, &layer, &near);
     struct pw_shape largest;
@@ -265,12 +266,7 @@ static int run_conv_pw_layer(const struct ptl_case *c, struct ptl_variant v, uin
     pw_tile(&l, 0, &largest, &unused);
     ptl_place_buffers(PTL_PLACE_NEAR);
     l.transpose = op_frame_scratch(&f, pw_transpose_count(&largest, s->step));
-    if (f.status)
-        return op_frame_finish(&f, 0);
-    ptl_measure_begin(vi);
-    tiled_layer_run(&layer, &near, sizeof(PTL_T));
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
+    return tiled_layer_measure(&f, &layer, &near, sizeof(PTL_T));
 }
 
 const struct ptl_op PTL_OP_TABLE[] = {

@@ -246,15 +246,11 @@ static int run_linear_layer(const struct ptl_case *c, struct ptl_variant v, uint
     const int tiles = fw ? linear_tiles_along(l.out, l.tout)
                     : wg ? linear_tiles_along(l.out, l.tout) * linear_tiles_along(l.in, l.tinp)
                          : linear_tiles_along(l.in, l.tinp);
-    const struct tiled_layer layer = {tiles, linear_tile_at, linear_compute, &l};
+    const struct tiled_layer layer = {.tiles = tiles, .tile_at = linear_tile_at, .compute = linear_compute,
+                                       .op = &l};
     struct tiled_buffers near;
     tiled_layer_buffers(&f, &layer, &near);
-    if (f.status)
-        return op_frame_finish(&f, 0);
-    ptl_measure_begin(vi);
-    tiled_layer_run(&layer, &near, sizeof(PTL_T));
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
+    return tiled_layer_measure(&f, &layer, &near, sizeof(PTL_T));
 }
 
 const struct ptl_op PTL_OP_TABLE[] = {

@@ -64,3 +64,14 @@ void tiled_layer_run(const struct tiled_layer *layer, const struct tiled_buffers
     wait_all(stores[0], TILED_MAX_OUT);
     wait_all(stores[1], TILED_MAX_OUT);
 }
+
+int tiled_layer_measure(struct op_frame *f, const struct tiled_layer *layer, const struct tiled_buffers *near,
+                        uint32_t element_size)
+{
+    if (f->status)
+        return op_frame_finish(f, 0);
+    ptl_measure_begin(f->vi);
+    tiled_layer_run(layer, near, element_size);
+    ptl_measure_end(f->vi);
+    return op_frame_finish(f, 1);
+}

@@ -48,4 +48,9 @@ void tiled_layer_buffers(struct op_frame *f, const struct tiled_layer *layer, st
 /* Runs every tile; returns when the last output is in far memory. */
 void tiled_layer_run(const struct tiled_layer *layer, const struct tiled_buffers *near, uint32_t element_size);
 
+/* The variant's measured region: the frame's set-up status checked, every
+ * tile run in it, then op_frame_finish (the outputs emitted if it ran). */
+int tiled_layer_measure(struct op_frame *f, const struct tiled_layer *layer, const struct tiled_buffers *near,
+                        uint32_t element_size);
+
 #endif /* TILED_LAYER_H */
