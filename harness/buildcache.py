@@ -211,7 +211,9 @@ class ObjectCache:
                                    key=lambda item: -len(item[0]))
         self.headers: dict[str, list[Path]] = {}
         for directory in map(Path, header_dirs):
-            for header in sorted(directory.rglob("*.h")) if directory.is_dir() else []:
+            # headers, and the X-macro lists they and the sources include (ptl_kernels.def)
+            found = [p for pattern in ("*.h", "*.def") for p in directory.rglob(pattern)] if directory.is_dir() else []
+            for header in sorted(found):
                 self.headers.setdefault(header.name, []).append(header)
         self._text: dict[Path, bytes] = {}
 

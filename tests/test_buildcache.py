@@ -230,6 +230,18 @@ def test_an_edited_source_or_header_recompiles_exactly_what_reads_it(tmp_path):
     assert sorted(public_header.compiled) == ["add.c", "twice.c"]
 
 
+def test_an_edited_x_macro_list_recompiles_the_source_that_includes_it(tmp_path):
+    """A .def list (ptl_kernels.def, ds_cnn_passes.def) is read like a header."""
+    files = {**LIBRARY_FILES, "sources/twice.c": '#include "steps.def"\nint twice(int a) { return a * STEPS; }\n',
+             "sources/steps.def": "#define STEPS 2\n"}
+    store = ObjectStore(tmp_path / "objects", "gcc-12 -O2")
+    _compile_all(store, _tree(tmp_path / "a", files), tmp_path / "o1", CountingCompiler())
+    again = CountingCompiler()
+    _compile_all(store, _tree(tmp_path / "b", {**files, "sources/steps.def": "#define STEPS 3\n"}), tmp_path / "o2",
+                 again)
+    assert again.compiled == ["twice.c"]
+
+
 def test_other_tools_or_options_share_no_object(tmp_path):
     lib = _tree(tmp_path / "lib", LIBRARY_FILES)
     _compile_all(ObjectStore(tmp_path / "objects", "gcc-12 -O2"), lib, tmp_path / "o1", CountingCompiler())

@@ -24,9 +24,16 @@ that says nothing.
 """
 from __future__ import annotations
 
+import math
+import re
+import tomllib
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 
-from golden import training
+from golden import ds_cnn_step, training
 from golden.bundle import Reference
 from golden.formats import format_named
 from golden.losses import micro_value
@@ -314,4 +321,151 @@ def _rnn_footprint(c) -> dict[str, int]:
 RNN_SEQUENCE = _fp32_run("train_rnn", "train_rnn", RNN_SHAPES, _rnn_inputs, _rnn_input_values, _rnn_reference,
                          _rnn_chained, _rnn_footprint)
 
-ENTRIES = [CNN, DSBLOCK, TRANSFORMER, RNN_SEQUENCE]
+
+
+# ---- a whole training step of DS-CNN (FP32), every pass tiled through far memory ----
+#
+# ops_train_ds_cnn.c runs networks/ds_cnn.toml's layers (with a ReLU after
+# each conv) as a deployment runs them: tensors in far memory, each pass cut
+# into tiles that the DMA moves through a near arena of NEAR_BYTES. The
+# passes that go through a matmul kernel take their kernel and tiles from the
+# case's config (one row per pass, in the order of ds_cnn_passes.def).
+
+DS_CNN_NETWORK = Path(__file__).resolve().parents[2] / "networks" / "ds_cnn.toml"
+DS_CNN_PASSES_DEF = Path(__file__).resolve().parents[2] / "harness" / "runtime" / "runner" / "ds_cnn_passes.def"
+DS_CNN_LAYOUT = ("conv2d",) + ("conv_dw", "conv_pw") * ds_cnn_step.BLOCKS + ("avgpool", "linear")
+NEAR_BYTES = 48 * 1024   # under GVSOC's 51,440 bytes of L1 heap, with room for the guards
+_PASS = re.compile(r"^DS_CNN_PASS\((\w+),\s*(\w+),\s*(\w+),\s*(\w+)\)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Pass:
+    layer: str
+    step: str
+    axes: tuple[str, ...]     # the tile axes of its config row, in order
+
+
+def ds_cnn_passes() -> tuple[Pass, ...]:
+    """The config rows' passes, read from the one list the C op compiles."""
+    return tuple(Pass(layer, step, tuple(a for a in (a, b) if a != "_"))
+                 for layer, step, a, b in _PASS.findall(DS_CNN_PASSES_DEF.read_text()))
+
+
+@dataclass(frozen=True)
+class StepConfig:
+    """Per pass (ds_cnn_passes order), its kernel index and its tiles by axis
+    (an axis left out: the largest tile that fits)."""
+    label: str
+    rows: tuple[tuple[int, tuple[tuple[str, int], ...]], ...]
+
+    @property
+    def id(self) -> int:
+        """The case option that names it: a digest of the rows (so a case id means one config)."""
+        return zlib.crc32(repr(self.rows).encode()) & 0x7FFFFFFF
+
+    def tensor(self) -> np.ndarray:
+        out = []
+        for p, (kernel, tiles) in zip(ds_cnn_passes(), self.rows):
+            tile = dict(tiles)
+            out.append([kernel] + [tile.get(axis, 0) for axis in p.axes] + [0] * (2 - len(p.axes)))
+        return np.array(out, dtype=np.float64)
+
+    def describe(self) -> str:
+        return "; ".join(f"{p.layer}.{p.step} k{kernel}" + "".join(f" t{a}={v}" for a, v in tiles)
+                         for p, (kernel, tiles) in zip(ds_cnn_passes(), self.rows))
+
+
+def ds_cnn_config(label: str, choose) -> StepConfig:
+    """choose(pass) -> (kernel index, {axis: tile}) for every pass."""
+    rows = []
+    for p in ds_cnn_passes():
+        kernel, tiles = choose(p)
+        unknown = set(tiles) - set(p.axes)
+        if unknown:
+            raise ValueError(f"DS-CNN config {label}: {p.layer}.{p.step} has no tile axis {sorted(unknown)}")
+        rows.append((kernel, tuple(sorted(tiles.items()))))
+    return StepConfig(label, tuple(rows))
+
+
+def _ds_cnn_shape() -> dict[str, int]:
+    """The network's sizes as the op's params name them, from networks/ds_cnn.toml:
+    one training step (L2 on GVSOC holds one step's tensors at this width and
+    little more)."""
+    layers = tomllib.loads(DS_CNN_NETWORK.read_text())["layer"]
+    types = tuple(layer["type"] for layer in layers)
+    if types != DS_CNN_LAYOUT:
+        raise ValueError(f"{DS_CNN_NETWORK}: train_ds_cnn runs the layers {DS_CNN_LAYOUT}, the file has {types}")
+    conv, fc = layers[0], layers[-1]
+    return dict(H=conv["H"], W=conv["W"], C=conv["Co"], Hk=conv["Hk"], Wk=conv["Wk"], sh=conv["sh"], sw=conv["sw"],
+                U=conv["U"], D=conv["D"], L=conv["L"], R=conv["R"], K=fc["out"], S=1, N=1)
+
+
+def _mm_largest(p: Pass):
+    return 0, {}
+
+
+# A mix of the API's FP32 kernels, one per pass, with tiles that leave edge
+# tiles on every cut axis at both widths (C 64 and 8; Ho 25, K 12).
+_MIXED_KERNELS = (1, 3, 5, 8, 10, 12, 15, 18, 20, 22, 23, 2, 4, 6, 9, 11, 13)
+_MIXED_TILES = {("conv1", "fw"): {"Co": 3}, ("conv1", "wg"): {"Co": 5},
+                ("fw",): {"Co": 3, "H": 8}, ("wg",): {"Co": 5, "Ci": 3}, ("ig",): {"Ci": 5, "H": 7},
+                ("fc", "fw"): {"out": 5}, ("fc", "wg"): {"out": 5, "inp": 3}, ("fc", "ig"): {"inp": 3}}
+# The same network 8 channels wide, 3 steps: the whole-step bounds are tight
+# at this width (golden/ds_cnn_step.py), so the chaining of steps is judged too.
+DS_CNN_NARROW = dict(C=8, S=2, N=3)
+
+
+def _mixed(p: Pass):
+    index = ds_cnn_passes().index(p)
+    tiles = _MIXED_TILES.get((p.layer, p.step), _MIXED_TILES.get((p.step,)))
+    return _MIXED_KERNELS[index % len(_MIXED_KERNELS)], tiles
+
+
+def _ds_cnn_inputs(c) -> dict[str, tuple[int, ...]]:
+    s = c.shape
+    return {"x": (s["S"], s["H"], s["W"]), "t": (s["S"], s["K"]), "params": (ds_cnn_step.param_count(s),),
+            "config": (len(ds_cnn_passes()), 3)}
+
+
+def ds_cnn_step_entry(configs: tuple[StepConfig, ...], name: str = "train_ds_cnn") -> OpEntry:
+    """The training step's entry for these configs (option `config`: StepConfig.id)."""
+    by_id = {config.id: config for config in configs}
+
+    def input_values(c, inputs: dict) -> dict:
+        return {**ds_cnn_step.initial_values(inputs, c.shape), "config": by_id[c.options["config"]].tensor()}
+
+    def reference(c, inputs) -> dict[str, Reference]:
+        run = ds_cnn_step.trajectory(inputs, c.shape["N"], _lr(c), c.shape)
+        # The last step's intermediates: their shapes only here; chained judges them pass by pass.
+        shapes = {"acts": (2 * ds_cnn_step.BLOCKS + 1, c.shape["C"] * math.prod(ds_cnn_step.out_size(c.shape)))}
+        shapes.update(grad_maps=shapes["acts"], heads=(2 * (c.shape["C"] + c.shape["K"]),))
+        return {**{name: Reference(run[name], np.abs(run[name]), 0) for name in SGD_OUTPUTS},
+                **{name: Reference(np.zeros(shape), np.zeros(shape), 0) for name, shape in shapes.items()}}
+
+    def chained(c, inputs: dict, outputs: dict) -> ChainedCheck:
+        fmt, ce_scale = format_named(c.dtype), CROSSENTROPY.tolerance_scale.get(c.dtype, 1.0)
+        steps = ds_cnn_step.teacher_forced(inputs, outputs, _lr(c), c.shape, fmt, ce_scale)
+        # Each pass of the last step judged on the device's own inputs to it:
+        # at C = 64 the whole-step bound outgrows the values (golden/ds_cnn_step.py),
+        # a pass's own bound does not. The last step's gradients are judged so too.
+        passes = ds_cnn_step.pass_checks(inputs, outputs, c.shape, fmt, ce_scale)
+        grads, bounds = (np.array(a) for a in steps["grads"])
+        grads[-1], bounds[-1] = passes.pop("grads_last")
+        steps = {**steps, "grads": (grads, bounds), **passes}
+        free = ds_cnn_step.trajectory(inputs, c.shape["N"], _lr(c), c.shape)
+        return _judged(f"DS-CNN training step ({by_id[c.options['config']].label}), {c.dtype}: loss per step",
+                       steps, outputs["loss"], free["loss"])
+
+    return OpEntry(name=name, unit="train_ds_cnn", runner_op=lambda dtype: "train_ds_cnn_fp32", steps=("train",),
+                   dtypes=("fp32",), shapes=(_ds_cnn_shape(), {**_ds_cnn_shape(), **DS_CNN_NARROW}), options={"config": tuple(by_id)},
+                   inputs=_ds_cnn_inputs,
+                   params=lambda c: {**c.shape, "lr_micro": LR_MICRO, "near_bytes": NEAR_BYTES},
+                   input_values=input_values, reference=reference, chained=chained, cores=(1, 8),
+                   kernels=lambda dtype, step: (0,), kernel_names=lambda dtype: ("config",),
+                   footprint=lambda c: {"near arena": NEAR_BYTES})
+
+
+DS_CNN_CONFIGS = (ds_cnn_config("mm, the largest tiles", _mm_largest), ds_cnn_config("mixed kernels and tiles", _mixed))
+DS_CNN_STEP = ds_cnn_step_entry(DS_CNN_CONFIGS)
+
+ENTRIES = [CNN, DSBLOCK, TRANSFORMER, RNN_SEQUENCE, DS_CNN_STEP]

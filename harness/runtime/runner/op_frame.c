@@ -68,10 +68,22 @@ void *op_frame_output_as(struct op_frame *f, const char *name, uint32_t count, u
 
 void *op_frame_output_from(struct op_frame *f, const char *input, const char *output, uint32_t count)
 {
-    void *src = op_frame_input(f, input, count);
+    return op_frame_output_led_by(f, input, count, output, count);
+}
+
+void *op_frame_output_led_by(struct op_frame *f, const char *input, uint32_t leading, const char *output,
+                             uint32_t count)
+{
     void *dst = op_frame_output(f, output, count);
-    if (src && dst)
-        memcpy(dst, src, (size_t)count * ptl_element_size(f->dtype));
+    if (!dst)
+        return NULL;
+    void *src = ptl_input(f->c, input, f->dtype, leading, f->vi);
+    if (!src) {
+        op_frame_fail(f, PTL_ERR_BAD_CASE, NULL); /* ptl_input has said why */
+        return NULL;
+    }
+    memcpy(dst, src, (size_t)leading * ptl_element_size(f->dtype));
+    free(src);
     return dst;
 }
 

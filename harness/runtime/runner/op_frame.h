@@ -47,6 +47,12 @@ void *op_frame_output(struct op_frame *f, const char *name, uint32_t count);
 /* An output that starts as a copy of the input `input` (for primitives that
  * work in place or accumulate); NULL after a failure. */
 void *op_frame_output_from(struct op_frame *f, const char *input, const char *output, uint32_t count);
+/* An output of `count` elements whose first `leading` start as a copy of the
+ * input `input` (which must hold `leading`), the rest NaN: an op that keeps
+ * a sequence of states in one output, the first seeded from an input. The
+ * input's copy is freed at once. */
+void *op_frame_output_led_by(struct op_frame *f, const char *input, uint32_t leading, const char *output,
+                             uint32_t count);
 /* The same in another wire dtype than the frame's (the other side of a cast). */
 void *op_frame_input_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype);
 void *op_frame_output_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype);

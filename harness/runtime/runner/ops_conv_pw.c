@@ -21,17 +21,12 @@
 #include "ptl_platform.h"
 #include "ptl_runner.h"
 #include "pulp_train.h"
+#include "layer_tiles.h"
 #include "tiled_layer.h"
 
 #define CONV_PW_PARAMS "Ci Co H W HWC step"
 #define CONV_PW_INPUTS "x W dy"
 #define CONV_PW_OUTPUTS "y dW dx"
-
-enum { PW_STEP_FW = 0, PW_STEP_WG = 1, PW_STEP_IG = 2, PW_STEP_BW = 3 };
-
-struct pw_shape {
-    int Ci, Co, H, W, hwc, step;
-};
 
 static int pw_read_shape(const struct ptl_case *c, uint32_t vi, struct pw_shape *s)
 {
@@ -49,66 +44,6 @@ static int pw_read_shape(const struct ptl_case *c, uint32_t vi, struct pw_shape 
         return PTL_ERR_BAD_CASE;
     }
     return PTL_OK;
-}
-
-/* Elements of transpose_buffer the step needs (the published contract,
- * shared/TRAINLIB_API.md): Ci*Co for IG in both layouts, Ci*H*W for WG in
- * HWC; FW and WG in CHW none; BW the larger of WG's and IG's. */
-static uint32_t pw_transpose_count(const struct pw_shape *s, int step)
-{
-    if (step == PW_STEP_BW) {
-        const uint32_t wg = pw_transpose_count(s, PW_STEP_WG), ig = pw_transpose_count(s, PW_STEP_IG);
-        return wg > ig ? wg : ig;
-    }
-    if (step == PW_STEP_IG)
-        return (uint32_t)(s->Ci * s->Co);
-    if (step == PW_STEP_WG && s->hwc)
-        return (uint32_t)(s->Ci * s->H * s->W);
-    return 0;
-}
-
-/* One call of a step on tensors already in place: its blobs and args
- * (pw_prepare), then the call (pw_run). The kernel index goes to all three
- * opt_matmul_type_* fields. */
-struct pw_call {
-    struct PTL_S(blob) input, coeff, output;
-    struct PTL_S(PointWise_Conv_args) args;
-    int step;
-};
-
-static void pw_prepare(struct pw_call *call, const struct pw_shape *s, PTL_T *x, PTL_T *w, PTL_T *dy, PTL_T *y,
-                       PTL_T *dw, PTL_T *dx, PTL_T *transpose, int kernel)
-{
-    const int n_in = s->Ci * s->H * s->W, n_out = s->Co * s->H * s->W, n_w = s->Ci * s->Co;
-    const int bw = s->step == PW_STEP_BW;
-    call->input = (struct PTL_S(blob)){.data = x, .diff = dx, .dim = n_in, .W = s->W, .H = s->H, .C = s->Ci};
-    call->coeff = (struct PTL_S(blob)){.data = w, .diff = dw, .dim = n_w, .W = 1, .H = 1, .C = s->Ci};
-    call->output = (struct PTL_S(blob)){.data = y, .diff = dy, .dim = n_out, .W = s->W, .H = s->H, .C = s->Co};
-    call->args = (struct PTL_S(PointWise_Conv_args)){
-        .input = &call->input,
-        .coeff = &call->coeff,
-        .output = &call->output,
-        .transpose_buffer = transpose,
-        .skip_wg_grad = !(s->step == PW_STEP_WG || bw),
-        .skip_in_grad = !(s->step == PW_STEP_IG || bw),
-        .opt_matmul_type_fw = kernel,
-        .opt_matmul_type_wg = kernel,
-        .opt_matmul_type_ig = kernel,
-        .HWC = s->hwc,
-    };
-    call->step = s->step;
-}
-
-static void pw_run(struct pw_call *call)
-{
-    if (call->step == PW_STEP_FW)
-        PTL_F(pulp_conv_pw_, _fw_cl)(&call->args);
-    else if (call->step == PW_STEP_BW)
-        PTL_F(pulp_conv_pw_, _bw_cl)(&call->args);
-    else if (call->step == PW_STEP_WG)
-        PTL_F(pulp_conv_pw_, _bw_param_grads_cl)(&call->args);
-    else
-        PTL_F(pulp_conv_pw_, _bw_input_grads_cl)(&call->args);
 }
 
 static int run_conv_pw(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -149,77 +84,6 @@ static int run_conv_pw(const struct ptl_case *c, struct ptl_variant v, uint32_t 
  * tile computes its slice of the output whole (its reduction is not cut), so
  * the tiles write disjoint slices. */
 #define CONV_PW_LAYER_PARAMS "Ci Co H W HWC step tCo tCi tH"
-
-struct pw_layer {
-    struct pw_shape s;
-    int tco, tci, th, kernel;
-    PTL_T *x, *w, *dy, *y, *dw, *dx; /* in far memory */
-    PTL_T *transpose;                /* near: the largest tile's */
-};
-
-static int pw_tiles_along(int length, int tile) { return (length + tile - 1) / tile; }
-
-static int pw_tile_count(const struct pw_layer *l)
-{
-    const struct pw_shape *s = &l->s;
-    if (s->step == PW_STEP_FW)
-        return pw_tiles_along(s->Co, l->tco) * pw_tiles_along(s->H, l->th);
-    if (s->step == PW_STEP_WG)
-        return pw_tiles_along(s->Co, l->tco) * pw_tiles_along(s->Ci, l->tci);
-    return pw_tiles_along(s->Ci, l->tci) * pw_tiles_along(s->H, l->th);
-}
-
-/* Tile t's call shape and copies: in[0], in[1] and out[0] are FW: W rows,
- * x rows -> y; WG: dy, x -> dW; IG: W columns, dy rows -> dx. */
-static void pw_tile(const struct pw_layer *l, int t, struct pw_shape *call, struct tiled_tile *tile)
-{
-    const struct pw_shape *s = &l->s;
-    const int hw = s->H * s->W, step = s->step;
-    const int a_tile = step == PW_STEP_IG ? l->tci : l->tco, b_tile = step == PW_STEP_WG ? l->tci : l->th;
-    const int a_length = step == PW_STEP_IG ? s->Ci : s->Co, b_length = step == PW_STEP_WG ? s->Ci : s->H;
-    const int per_row = pw_tiles_along(b_length, b_tile);
-    const int a0 = t / per_row * a_tile, b0 = t % per_row * b_tile;
-    const int na = a_length - a0 < a_tile ? a_length - a0 : a_tile;
-    const int nb = b_length - b0 < b_tile ? b_length - b0 : b_tile;
-    if (step == PW_STEP_FW) { /* a: Co, b: H rows */
-        *call = (struct pw_shape){.Ci = s->Ci, .Co = na, .H = nb, .W = s->W, .step = step};
-        tile->in[0] = (struct tiled_copy){l->w + a0 * s->Ci, na * s->Ci, 1, 0};
-        tile->in[1] = (struct tiled_copy){l->x + b0 * s->W, nb * s->W, s->Ci, hw};
-        tile->out[0] = (struct tiled_copy){l->y + a0 * hw + b0 * s->W, nb * s->W, na, hw};
-    } else if (step == PW_STEP_WG) { /* a: Co, b: Ci */
-        *call = (struct pw_shape){.Ci = nb, .Co = na, .H = s->H, .W = s->W, .step = step};
-        tile->in[0] = (struct tiled_copy){l->dy + a0 * hw, na * hw, 1, 0};
-        tile->in[1] = (struct tiled_copy){l->x + b0 * hw, nb * hw, 1, 0};
-        tile->out[0] = (struct tiled_copy){l->dw + a0 * s->Ci + b0, nb, na, s->Ci};
-    } else { /* IG, a: Ci, b: H rows */
-        *call = (struct pw_shape){.Ci = na, .Co = s->Co, .H = nb, .W = s->W, .step = step};
-        tile->in[0] = (struct tiled_copy){l->w + a0, na, s->Co, s->Ci};
-        tile->in[1] = (struct tiled_copy){l->dy + b0 * s->W, nb * s->W, s->Co, hw};
-        tile->out[0] = (struct tiled_copy){l->dx + a0 * hw + b0 * s->W, nb * s->W, na, hw};
-    }
-}
-
-static void pw_tile_at(const void *op, int t, struct tiled_tile *tile)
-{
-    struct pw_shape call;
-    pw_tile(op, t, &call, tile);
-}
-
-static void pw_compute(const void *op, int t, void *const in[TILED_MAX_IN], void *const out[TILED_MAX_OUT])
-{
-    const struct pw_layer *l = op;
-    struct pw_shape s;
-    struct tiled_tile unused = {0};
-    pw_tile(l, t, &s, &unused);
-    struct pw_call call;
-    if (s.step == PW_STEP_FW)
-        pw_prepare(&call, &s, in[1], in[0], NULL, out[0], NULL, NULL, l->transpose, l->kernel);
-    else if (s.step == PW_STEP_WG)
-        pw_prepare(&call, &s, in[1], NULL, in[0], NULL, out[0], NULL, l->transpose, l->kernel);
-    else
-        pw_prepare(&call, &s, NULL, in[0], in[1], NULL, NULL, out[0], l->transpose, l->kernel);
-    pw_run(&call);
-}
 
 static int pw_read_layer(const struct ptl_case *c, uint32_t vi, struct pw_layer *l)
 {

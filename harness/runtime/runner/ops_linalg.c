@@ -17,6 +17,7 @@
 #include "ptl_platform.h"
 #include "ptl_runner.h"
 #include "pulp_train.h"
+#include "layer_tiles.h"
 #include "tiled_layer.h"
 
 /* ---- matmul ----------------------------------------------------------------------
@@ -71,8 +72,6 @@ static int run_matmul(const struct ptl_case *c, struct ptl_variant v, uint32_t v
  * (and db [out] with the bias); IG dx [in]. WG overwrites bias->diff and
  * must not read it (TRAINLIB_API.md, contract details), so db starts as
  * poison (NaN), like every output the API does not say a call accumulates into. */
-
-enum { LINEAR_STEP_FW = 0, LINEAR_STEP_WG = 1, LINEAR_STEP_IG = 2 };
 
 static int run_linear(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
@@ -146,76 +145,6 @@ static int run_linear(const struct ptl_case *c, struct ptl_variant v, uint32_t v
  * others call with use_biases 0), so every output element is written once. */
 #define LINEAR_LAYER_PARAMS "in out use_biases step tout tinp"
 
-struct linear_layer {
-    int in, out, bias, step, tout, tinp, kernel;
-    PTL_T *x, *w, *b, *dy, *y, *dw, *db, *dx; /* in far memory */
-};
-
-static int linear_tiles_along(int length, int tile) { return (length + tile - 1) / tile; }
-
-/* Tile t: its output block [o0, o0 + no) x [i0, i0 + ni) (FW and IG cut one axis) and its copies:
- * FW in W rows, x, b -> y; WG dy, x -> dW, db; IG W columns, dy -> dx. */
-static void linear_tile(const struct linear_layer *l, int t, int *o0, int *no, int *i0, int *ni,
-                        struct tiled_tile *tile)
-{
-    const int per_row = l->step == LINEAR_STEP_WG ? linear_tiles_along(l->in, l->tinp) : 1;
-    const int a = t / per_row, b = t % per_row;
-    *o0 = l->step == LINEAR_STEP_IG ? 0 : a * l->tout;
-    *i0 = l->step == LINEAR_STEP_IG ? a * l->tinp : l->step == LINEAR_STEP_WG ? b * l->tinp : 0;
-    *no = l->step == LINEAR_STEP_IG ? l->out : (l->out - *o0 < l->tout ? l->out - *o0 : l->tout);
-    *ni = l->step == LINEAR_STEP_FW ? l->in : (l->in - *i0 < l->tinp ? l->in - *i0 : l->tinp);
-    if (l->step == LINEAR_STEP_FW) {
-        tile->in[0] = (struct tiled_copy){l->w + *o0 * l->in, *no * l->in, 1, 0};
-        tile->in[1] = (struct tiled_copy){l->x, l->in, 1, 0};
-        tile->in[2] = (struct tiled_copy){l->b + *o0, *no, l->bias, 0};
-        tile->out[0] = (struct tiled_copy){l->y + *o0, *no, 1, 0};
-    } else if (l->step == LINEAR_STEP_WG) {
-        tile->in[0] = (struct tiled_copy){l->dy + *o0, *no, 1, 0};
-        tile->in[1] = (struct tiled_copy){l->x + *i0, *ni, 1, 0};
-        tile->out[0] = (struct tiled_copy){l->dw + *o0 * l->in + *i0, *ni, *no, l->in};
-        tile->out[1] = (struct tiled_copy){l->db + *o0, *no, l->bias && *i0 == 0, 0};
-    } else {
-        tile->in[0] = (struct tiled_copy){l->w + *i0, *ni, l->out, l->in};
-        tile->in[1] = (struct tiled_copy){l->dy, l->out, 1, 0};
-        tile->out[0] = (struct tiled_copy){l->dx + *i0, *ni, 1, 0};
-    }
-}
-
-static void linear_tile_at(const void *op, int t, struct tiled_tile *tile)
-{
-    int o0, no, i0, ni;
-    linear_tile(op, t, &o0, &no, &i0, &ni, tile);
-}
-
-static void linear_compute(const void *op, int t, void *const in[TILED_MAX_IN], void *const out[TILED_MAX_OUT])
-{
-    const struct linear_layer *l = op;
-    int o0, no, i0, ni;
-    struct tiled_tile copies = {0};
-    linear_tile(l, t, &o0, &no, &i0, &ni, &copies);
-    const int fw = l->step == LINEAR_STEP_FW, wg = l->step == LINEAR_STEP_WG;
-    const int bias = l->bias && (fw || (wg && i0 == 0));
-    PTL_T *x = fw ? in[1] : wg ? in[1] : NULL, *w = wg ? NULL : in[0], *dy = fw ? NULL : wg ? in[0] : in[1];
-    struct PTL_S(blob) input = {.data = x, .diff = l->step == LINEAR_STEP_IG ? out[0] : NULL, .dim = ni,
-                                .W = 1, .H = 1, .C = ni};
-    struct PTL_S(blob) coeff = {.data = w, .diff = wg ? out[0] : NULL, .dim = ni * no, .W = ni, .H = no, .C = 1};
-    struct PTL_S(blob) bias_blob = {.data = fw ? in[2] : NULL, .diff = wg ? out[1] : NULL, .dim = no,
-                                    .W = 1, .H = 1, .C = no};
-    struct PTL_S(blob) output = {.data = fw ? out[0] : NULL, .diff = dy, .dim = no, .W = 1, .H = 1, .C = no};
-    struct PTL_S(Linear_args) args = {
-        .input = &input, .coeff = &coeff, .bias = &bias_blob, .output = &output,
-        .skip_wg_grad = !wg, .skip_in_grad = l->step != LINEAR_STEP_IG,
-        .opt_matmul_type_fw = l->kernel, .opt_matmul_type_wg = l->kernel, .opt_matmul_type_ig = l->kernel,
-        .use_biases = bias,
-    };
-    if (fw)
-        PTL_F(pulp_linear_, _fw_cl)(&args);
-    else if (wg)
-        PTL_F(pulp_linear_, _bw_param_grads_cl)(&args);
-    else
-        PTL_F(pulp_linear_, _bw_input_grads_cl)(&args);
-}
-
 static int run_linear_layer(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     struct linear_layer l = {
@@ -243,10 +172,7 @@ static int run_linear_layer(const struct ptl_case *c, struct ptl_variant v, uint
     l.dw = wg ? op_frame_output(&f, "dW", n_w) : NULL;
     l.db = wg && l.bias ? op_frame_output(&f, "db", n_out) : NULL;
     l.dx = ig ? op_frame_output(&f, "dx", n_in) : NULL;
-    const int tiles = fw ? linear_tiles_along(l.out, l.tout)
-                    : wg ? linear_tiles_along(l.out, l.tout) * linear_tiles_along(l.in, l.tinp)
-                         : linear_tiles_along(l.in, l.tinp);
-    const struct tiled_layer layer = {.tiles = tiles, .tile_at = linear_tile_at, .compute = linear_compute,
+    const struct tiled_layer layer = {.tiles = linear_tile_count(&l), .tile_at = linear_tile_at, .compute = linear_compute,
                                        .op = &l};
     struct tiled_buffers near;
     tiled_layer_buffers(&f, &layer, &near);

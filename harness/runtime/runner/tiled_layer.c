@@ -18,6 +18,32 @@ void tiled_layer_buffers(struct op_frame *f, const struct tiled_layer *layer, st
     ptl_place_buffers(PTL_PLACE_ANY);
 }
 
+/* Takes `elements` from the arena at offset *used: NULL for none; *used past `bytes` when they do not fit. */
+static void *take(char *arena, uint32_t bytes, uint32_t *used, uint32_t elements, uint32_t element_size)
+{
+    const uint32_t size = (elements * element_size + 7u) & ~7u;
+    void *at = arena + *used;
+    *used = *used <= bytes && bytes - *used >= size ? *used + size : bytes + 1;
+    return size && *used <= bytes ? at : NULL;
+}
+
+int tiled_layer_carve(const struct tiled_layer *layer, uint32_t element_size, uint32_t work_elements, void *arena,
+                      uint32_t bytes, struct tiled_buffers *near, void **work)
+{
+    struct tiled_tile first = {0};
+    layer->tile_at(layer->op, 0, &first);
+    uint32_t used = 0;
+    for (int set = 0; set < 2; set++) {
+        for (int i = 0; i < TILED_MAX_IN; i++)
+            near->in[set][i] = take(arena, bytes, &used, (uint32_t)(first.in[i].row * first.in[i].rows), element_size);
+        for (int o = 0; o < TILED_MAX_OUT; o++)
+            near->out[set][o] = take(arena, bytes, &used, (uint32_t)(first.out[o].row * first.out[o].rows),
+                                     element_size);
+    }
+    *work = take(arena, bytes, &used, work_elements, element_size);
+    return used > bytes ? -1 : 0;
+}
+
 /* Starts one copy; -1 when it has nothing to move. */
 static int move(const struct tiled_copy *copy, void *near, int to_far, uint32_t element_size)
 {

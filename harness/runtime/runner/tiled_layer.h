@@ -24,6 +24,9 @@ struct tiled_copy {
     int row, rows, stride;
 };
 
+/* Tiles of `tile` along `length`: the last one is the edge tile. */
+static inline int tiles_along(int length, int tile) { return (length + tile - 1) / tile; }
+
 struct tiled_tile {
     struct tiled_copy in[TILED_MAX_IN], out[TILED_MAX_OUT];
 };
@@ -44,6 +47,13 @@ struct tiled_buffers {
     void *in[2][TILED_MAX_IN], *out[2][TILED_MAX_OUT];
 };
 void tiled_layer_buffers(struct op_frame *f, const struct tiled_layer *layer, struct tiled_buffers *near);
+
+/* The same carved from one near arena of `bytes` (for a chain of layers that
+ * share it), each buffer 8-byte aligned, then `work_elements` elements of
+ * work buffer for the op (*work; NULL for none). Returns 0, or -1 when they
+ * do not fit (nothing is allocated either way). */
+int tiled_layer_carve(const struct tiled_layer *layer, uint32_t element_size, uint32_t work_elements, void *arena,
+                      uint32_t bytes, struct tiled_buffers *near, void **work);
 
 /* Runs every tile; returns when the last output is in far memory. */
 void tiled_layer_run(const struct tiled_layer *layer, const struct tiled_buffers *near, uint32_t element_size);
