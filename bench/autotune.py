@@ -17,10 +17,15 @@
               a whole-layer run, the best tiling by summed tile compute and
               the best by the whole layer's time with its DMA (tensors in L2,
               tiles double-buffered), and what the first costs as a layer
+  step        (on --layers-target, gvsoc) a whole DS-CNN training step,
+              every pass tiled through L2 (ops_train_ds_cnn.c), in three
+              configurations: tuned per pass, the best single kernel with the
+              tuned tiles, mm with the largest tiles; cycles per step, each
+              run checked against PyTorch
   mutant      a library whose mm_unroll_4x4 is fast and wrong: never chosen
 
 Usage: [PTL_GVSOC=...] python bench/autotune.py [--target qemu] [--layers-target gvsoc]
-       [--only throughput,pruning,dscnn,layers,mutant]
+       [--only throughput,pruning,dscnn,layers,step,mutant]
 Pruning compares the strategies on the same measurements: exhaustive runs
 on the target, greedy replays them from the results database, and each is
 charged the target runs a cold run of it makes (one per distinct tile shape
@@ -48,10 +53,13 @@ from harness.autotune.strategies import make_strategy  # noqa: E402
 from harness.autotune.tiler import tilings  # noqa: E402
 from harness.autotune.tuner import Evaluator, Outcome, StepResult, tune  # noqa: E402
 from harness.cases import Variant  # noqa: E402
+from harness.kernels import kernel_table  # noqa: E402
 from harness.results_db import ResultsDB  # noqa: E402
 from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY  # noqa: E402
 from harness.targets import make_target  # noqa: E402
+from suite.catalogue.training import (DS_CNN_SHAPE, NEAR_BYTES, Pass, StepConfig, ds_cnn_config,  # noqa: E402
+                                      ds_cnn_passes, ds_cnn_step_entry)
 from tests.mutants import FAST_AND_WRONG, FAST_AND_WRONG_KERNEL, mutant_library  # noqa: E402
 
 L1 = 64 * 1024
@@ -225,18 +233,22 @@ def dscnn(target: str, work: Path, tiles: int, reports: Path) -> None:
           f"second run: {again.runs} target runs, {time.monotonic() - start:.1f} s; reports in {reports}")
 
 
+def dma_target_ready(target: str, part: str) -> bool:
+    """Whether the target has a cluster DMA and can run; if not, the part says NOT MEASURED and why."""
+    chosen = make_target(target)
+    why = (f"{target} has no cluster DMA beside the cores (--layers-target gvsoc)" if not chosen.capabilities.dma
+           else chosen.unavailable_reason())
+    if why:
+        print(f"\n== {part}: NOT MEASURED: {why}")
+    return not why
+
+
 def layers(target: str, work: Path, tiles: int) -> None:
     """Per DS-CNN layer step that has a whole-layer run: the tilings that fit
     L1 double-buffered, each costed both ways (tuner.COSTS) from the same
     session: the best by summed tile compute, the best by the whole layer's
     time with its DMA, and what the first costs when the layer really runs."""
-    chosen_target = make_target(target)
-    if not chosen_target.capabilities.dma:
-        print(f"\n== whole layers: NOT MEASURED: {target} has no cluster DMA beside the cores "
-              f"(--layers-target gvsoc)")
-        return
-    if chosen_target.unavailable_reason():
-        print(f"\n== whole layers: NOT MEASURED: {target} is not available: {chosen_target.unavailable_reason()}")
+    if not dma_target_ready(target, "whole layers"):
         return
     network = load_network(DSCNN)
     chosen = [layer for layer in network.layers if layer.kind.whole_layer]
@@ -275,6 +287,81 @@ def layers(target: str, work: Path, tiles: int) -> None:
           f"average ({session.runs} target runs; cycles)")
 
 
+def _best_matmul(result: StepResult) -> Outcome | None:
+    """The step's best passing outcome that goes through a matmul kernel (the
+    training step runs every conv through im2col)."""
+    passing = [o for o in result.outcomes if o.passed and o.tiling.method.label != "direct"]
+    return min(passing, key=Outcome.sort_key) if passing else None
+
+
+def _step_configs(results: list[StepResult]) -> tuple[StepConfig, ...]:
+    """The tuned configurations, the single best kernel with the tuned tiles,
+    and mm with the largest tiles. The step cuts conv1 along Co only, so conv1
+    takes its tuned kernel and the largest Co tile that fits; the other passes
+    take their tuned tiles."""
+    best = {(r.layer.name, r.step): _best_matmul(r) for r in results}
+    missing = [key for key, outcome in best.items() if outcome is None]
+    if missing:
+        raise SystemExit(f"STEP: no passing matmul configuration for {missing}: the tuning table above says why")
+
+    def tiles(p: Pass) -> dict[str, int]:
+        return {} if p.layer == "conv1" else {a: v for a, v in best[p.layer, p.step].tiling.tile if a in p.axes}
+
+    # The kernel whose summed cost over every pass, each at its tuned tiling, is least.
+    at_tuned = {(r.layer.name, r.step): {o.kernel: o.latency for o in r.outcomes
+                                         if o.passed and o.tiling == best[r.layer.name, r.step].tiling}
+                for r in results}
+    everywhere = set.intersection(*(set(latencies) for latencies in at_tuned.values()))
+    single = min(everywhere, key=lambda k: sum(latencies[k] for latencies in at_tuned.values()))
+    return (ds_cnn_config("tuned per pass", lambda p: (best[p.layer, p.step].kernel, tiles(p))),
+            ds_cnn_config(f"best single kernel ({kernel_table('fp32')[single]}), tuned tiles",
+                          lambda p: (single, tiles(p))),
+            ds_cnn_config("mm, the largest tiles that fit", lambda p: (0, {})))
+
+
+def training_step(target: str, work: Path, tiles: int) -> None:
+    """A whole DS-CNN training step (ops_train_ds_cnn.c) on a target with a
+    DMA, in three configurations: the passes' kernels and tiles as the tuner
+    picks them on that target (layer time with the DMA where a whole-layer run
+    exists), the one kernel that is best summed over every pass with those
+    tiles, and mm everywhere with the largest tiles that fit. Each run is
+    judged against PyTorch's trajectory like every training case."""
+    if not dma_target_ready(target, "the training step"):
+        return
+    network = load_network(DSCNN)
+    names = {p.layer for p in ds_cnn_passes()}
+    matmul_layers = Network("ds_cnn, the layers with a matmul", tuple(l for l in network.layers if l.name in names),
+                            network.source)
+    session, db = session_in(work / "layers", target)
+    print(f"\n== the DS-CNN training step on {target}: tuning {', '.join(sorted(names))} (greedy, FP32, 8 cores, "
+          f"{NEAR_BYTES} bytes of near memory, cost: {'layer time' if session.target.capabilities.dma else 'tiles'})",
+          flush=True)
+    try:
+        results = tune(matmul_layers, Evaluator(session, db, (8,), layer_time=True), make_strategy("greedy"), "fp32",
+                       NEAR_BYTES, tiles)
+        print_table(results, session.target.capabilities.counter_unit)
+        configs = _step_configs(results)
+        entry = ds_cnn_step_entry(configs, shapes=(DS_CNN_SHAPE,))
+        cycles = {}
+        for case in entry.cases():
+            config = next(c for c in configs if c.id == case.options["config"])
+            variant = Variant(case, 0, 8)
+            result = session.results_for(case, [variant])[variant]
+            if not result.passed or result.counters is None:
+                print(f"STEP {config.label}: {result.failure}")
+                continue
+            cycles[config.label] = result.counters.latency / case.shape["N"]
+            print(f"  {config.label:<52} {cycles[config.label]:>12,.0f} cycles per step   passed against PyTorch\n"
+                  f"    {config.describe()}", flush=True)
+    finally:
+        shutil.rmtree(session.workdir, ignore_errors=True)
+    if len(cycles) == len(configs):
+        tuned, single, mm = (cycles[c.label] for c in configs)
+        print(f"STEP DS-CNN training step on {target}, 8 cores, cycles per step: tuned {tuned:,.0f}, "
+              f"best single kernel {single:,.0f}, mm {mm:,.0f}; tuned is {single / tuned:.3f}x the single kernel "
+              f"and {mm / tuned:.3f}x mm")
+
+
 def mutant(target: str, work: Path) -> None:
     print(f"\n== a fast and wrong {FAST_AND_WRONG_KERNEL} on {target}", flush=True)
     library = mutant_library(work / "mutant-lib", FAST_AND_WRONG)
@@ -292,7 +379,7 @@ def mutant(target: str, work: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default="qemu")
-    parser.add_argument("--only", default="throughput,pruning,dscnn,layers,mutant")
+    parser.add_argument("--only", default="throughput,pruning,dscnn,layers,step,mutant")
     parser.add_argument("--layers-target", default="gvsoc",
                         help="the target of the whole-layer comparison: one with a cluster DMA")
     parser.add_argument("--tiles", type=int, default=8, help="tilings per method for DS-CNN and the layers")
@@ -314,6 +401,8 @@ def main() -> None:
             dscnn(args.target, work, args.tiles, args.reports)
         if "layers" in parts:
             layers(args.layers_target, work, args.tiles)
+        if "step" in parts:
+            training_step(args.layers_target, work, args.tiles)
         if "mutant" in parts:
             mutant(args.target, work)
     finally:

@@ -2,7 +2,9 @@
 steps with the library's own primitives (harness/runtime/runner/ops_train_*.c),
 checked after every step against PyTorch in float64; then, the same way, a
 depthwise-separable block, a transformer block and a recurrent network
-trained through time (ops_train_rnn.c), each in its section below.
+trained through time (ops_train_rnn.c), each in its section below; last, a
+whole training step of DS-CNN with every pass tiled through far memory
+(ops_train_ds_cnn.c), judged pass by pass (golden/ds_cnn_step.py).
 
   x [2 x 8 x 8] -> conv2d 3x3, pad 1, 4 channels -> ReLU -> maxpool 2x2/2
   -> linear 64 -> 3 -> CrossEntropy; gradient descent, lr 1/16
@@ -427,8 +429,13 @@ def _ds_cnn_inputs(c) -> dict[str, tuple[int, ...]]:
             "config": (len(ds_cnn_passes()), 3)}
 
 
-def ds_cnn_step_entry(configs: tuple[StepConfig, ...], name: str = "train_ds_cnn") -> OpEntry:
-    """The training step's entry for these configs (option `config`: StepConfig.id)."""
+DS_CNN_SHAPE = _ds_cnn_shape()
+DS_CNN_SHAPES = (DS_CNN_SHAPE, {**DS_CNN_SHAPE, **DS_CNN_NARROW})
+
+
+def ds_cnn_step_entry(configs: tuple[StepConfig, ...], shapes: tuple[dict, ...] = DS_CNN_SHAPES) -> OpEntry:
+    """The training step's entry for these configs (option `config`:
+    StepConfig.id), at the DS-CNN width and 8 channels wide."""
     by_id = {config.id: config for config in configs}
 
     def input_values(c, inputs: dict) -> dict:
@@ -456,8 +463,8 @@ def ds_cnn_step_entry(configs: tuple[StepConfig, ...], name: str = "train_ds_cnn
         return _judged(f"DS-CNN training step ({by_id[c.options['config']].label}), {c.dtype}: loss per step",
                        steps, outputs["loss"], free["loss"])
 
-    return OpEntry(name=name, unit="train_ds_cnn", runner_op=lambda dtype: "train_ds_cnn_fp32", steps=("train",),
-                   dtypes=("fp32",), shapes=(_ds_cnn_shape(), {**_ds_cnn_shape(), **DS_CNN_NARROW}), options={"config": tuple(by_id)},
+    return OpEntry(name="train_ds_cnn", unit="train_ds_cnn", runner_op=lambda dtype: "train_ds_cnn_fp32", steps=("train",),
+                   dtypes=("fp32",), shapes=shapes, options={"config": tuple(by_id)},
                    inputs=_ds_cnn_inputs,
                    params=lambda c: {**c.shape, "lr_micro": LR_MICRO, "near_bytes": NEAR_BYTES},
                    input_values=input_values, reference=reference, chained=chained, cores=(1, 8),

@@ -155,6 +155,17 @@ static inline void pw_compute(const void *op, int t, void *const in[TILED_MAX_IN
 /* ---- The linear layer: y [out] = W [out x in] x [in] (+ b [out]) ---------------------------------- */
 enum { LINEAR_STEP_FW = 0, LINEAR_STEP_WG = 1, LINEAR_STEP_IG = 2 };
 
+/* The step's call: FW, WG (bw_param_grads) or IG (bw_input_grads). */
+static inline void linear_call(struct PTL_S(Linear_args) *args, int step)
+{
+    if (step == LINEAR_STEP_FW)
+        PTL_F(pulp_linear_, _fw_cl)(args);
+    else if (step == LINEAR_STEP_WG)
+        PTL_F(pulp_linear_, _bw_param_grads_cl)(args);
+    else
+        PTL_F(pulp_linear_, _bw_input_grads_cl)(args);
+}
+
 struct linear_layer {
     int in, out, bias, step, tout, tinp, kernel;
     PTL_T *x, *w, *b, *dy, *y, *dw, *db, *dx; /* in far memory */
@@ -215,12 +226,7 @@ static inline void linear_compute(const void *op, int t, void *const in[TILED_MA
         .opt_matmul_type_fw = l->kernel, .opt_matmul_type_wg = l->kernel, .opt_matmul_type_ig = l->kernel,
         .use_biases = bias,
     };
-    if (fw)
-        PTL_F(pulp_linear_, _fw_cl)(&args);
-    else if (wg)
-        PTL_F(pulp_linear_, _bw_param_grads_cl)(&args);
-    else
-        PTL_F(pulp_linear_, _bw_input_grads_cl)(&args);
+    linear_call(&args, l->step);
 }
 
 static inline int linear_tile_count(const struct linear_layer *l)

@@ -116,12 +116,7 @@ static int run_linear(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         .use_biases = use_bias,
     };
     ptl_measure_begin(vi);
-    if (fw)
-        PTL_F(pulp_linear_, _fw_cl)(&args);
-    else if (wg)
-        PTL_F(pulp_linear_, _bw_param_grads_cl)(&args);
-    else
-        PTL_F(pulp_linear_, _bw_input_grads_cl)(&args);
+    linear_call(&args, step);
     ptl_measure_end(vi);
     free(x);
     free(w);
