@@ -44,7 +44,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--trainlib", type=Path, default=Path(os.environ.get("PTL_TRAINLIB", DEFAULT_LIBRARY)))
     p.add_argument("--dtype", default="fp32", choices=DTYPES)
     p.add_argument("--cores", default=None, help="comma-separated core counts (default: the target's maximum)")
-    p.add_argument("--l1-bytes", type=int, default=None, help="L1 budget of a tile (default: the target's L1)")
+    p.add_argument("--l1-bytes", type=int, default=None,
+                   help="L1 budget of a tile (default: the target's L1; where a whole layer runs with the DMA "
+                        "(GVSOC), the L1 its runner's heap has, for two sets of tile buffers)")
     p.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES))
     p.add_argument("--tiles", type=int, default=8,
                    help="candidate tilings per method, largest first (the seed's NUM_TILING_SOLUTIONS)")
@@ -215,7 +217,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         scope = session.scope_for(args.dtype, any_build=args.replay)
-    except CaseFailure as exc:   # not a library checkout
+        if evaluator.layer_time and args.l1_bytes is None and not args.replay:
+            # Two sets of tile buffers must fit what the runner's heap has in L1, not the L1's size.
+            l1 = target.near_memory_bytes(session.artefact_for(args.dtype).path)
+    except CaseFailure as exc:   # not a library checkout, or its runner does not build
         shutil.rmtree(session.workdir, ignore_errors=True)
         print(f"autotune: {exc}", file=sys.stderr)
         return 1
