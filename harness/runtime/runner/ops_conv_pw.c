@@ -15,13 +15,13 @@
  */
 #include <stdlib.h>
 
+#include "layer_tiles.h"
 #include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
 #include "ptl_platform.h"
 #include "ptl_runner.h"
 #include "pulp_train.h"
-#include "layer_tiles.h"
 #include "tiled_layer.h"
 
 #define CONV_PW_PARAMS "Ci Co H W HWC step"

@@ -8,16 +8,13 @@
  * field name, so a library whose struct differs fails to compile here
  * instead of running with fields in the wrong places.
  */
-#include <stdlib.h>
-#include <string.h>
-
+#include "layer_tiles.h"
 #include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
 #include "ptl_platform.h"
 #include "ptl_runner.h"
 #include "pulp_train.h"
-#include "layer_tiles.h"
 #include "tiled_layer.h"
 
 /* ---- matmul ----------------------------------------------------------------------
@@ -38,17 +35,14 @@ static int run_matmul(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         return PTL_ERR_BAD_CASE;
     }
     const uint32_t bias_count = (uint32_t)(bias_mode == MM_BIAS_PER_ROW ? N : M);
-    PTL_T *A = ptl_input(c, "A", PTL_DTYPE, (uint32_t)(N * K), vi);
-    PTL_T *B = ptl_input(c, "B", PTL_DTYPE, (uint32_t)(K * M), vi);
-    PTL_T *bias = bias_mode ? ptl_input(c, "bias", PTL_DTYPE, bias_count, vi) : NULL;
-    PTL_T *C = ptl_output_alloc(PTL_DTYPE, (uint32_t)(N * M));
-    if (!A || !B || (bias_mode && !bias) || !C) {
-        free(A);
-        free(B);
-        free(bias);
-        ptl_scratch_release(vi, PTL_DTYPE, C, (uint32_t)(N * M));
-        return PTL_ERR_BAD_CASE;
-    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *A = op_frame_input(&f, "A", (uint32_t)(N * K));
+    PTL_T *B = op_frame_input(&f, "B", (uint32_t)(K * M));
+    PTL_T *bias = bias_mode ? op_frame_input(&f, "bias", bias_count) : NULL;
+    PTL_T *C = op_frame_output(&f, "C", (uint32_t)(N * M));
+    if (f.status)
+        return op_frame_finish(&f, 0);
     struct PTL_S(matMul_args) mm = {
         .A = A, .B = B, .C = C, .N = N, .M = M, .K = K, .trans_B = trans_B,
         .bias = bias, .bias_dim = bias_mode ? (int)bias_count : 0, .USE_BIASES = bias_mode != MM_BIAS_NONE,
@@ -61,10 +55,7 @@ static int run_matmul(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     ptl_measure_begin(vi);
     pi_cl_team_fork(v.cores, PTL_S(mm_manager), &manager);
     ptl_measure_end(vi);
-    free(A);
-    free(B);
-    free(bias);
-    return ptl_output_emit(c, "C", vi, PTL_DTYPE, C, (uint32_t)(N * M));
+    return op_frame_finish(&f, 1);
 }
 
 /* ---- linear ----------------------------------------------------------------------
@@ -84,27 +75,18 @@ static int run_linear(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     const uint32_t n_in = (uint32_t)in, n_out = (uint32_t)out, n_w = n_in * n_out;
     const int fw = step == LINEAR_STEP_FW, wg = step == LINEAR_STEP_WG, ig = step == LINEAR_STEP_IG;
     /* Each step gets the tensors it reads: FW x, W (b); WG x, dy; IG W, dy. */
-    PTL_T *x = fw || wg ? ptl_input(c, "x", PTL_DTYPE, n_in, vi) : NULL;
-    PTL_T *w = fw || ig ? ptl_input(c, "W", PTL_DTYPE, n_w, vi) : NULL;
-    PTL_T *b = fw && use_bias ? ptl_input(c, "b", PTL_DTYPE, n_out, vi) : NULL;
-    PTL_T *dy = wg || ig ? ptl_input(c, "dy", PTL_DTYPE, n_out, vi) : NULL;
-    PTL_T *y = fw ? ptl_output_alloc(PTL_DTYPE, n_out) : NULL;
-    PTL_T *dw = wg ? ptl_output_alloc(PTL_DTYPE, n_w) : NULL;
-    PTL_T *db = wg && use_bias ? ptl_output_alloc(PTL_DTYPE, n_out) : NULL;
-    PTL_T *dx = ig ? ptl_output_alloc(PTL_DTYPE, n_in) : NULL;
-    const int ready = (!(fw || wg) || x) && (!(fw || ig) || w) && (!(fw && use_bias) || b) &&
-                      (!(wg || ig) || dy) && (!fw || y) && (!wg || dw) && (!(wg && use_bias) || db) && (!ig || dx);
-    if (!ready) {
-        free(x);
-        free(w);
-        free(b);
-        free(dy);
-        ptl_scratch_release(vi, PTL_DTYPE, y, n_out);
-        ptl_scratch_release(vi, PTL_DTYPE, dw, n_w);
-        ptl_scratch_release(vi, PTL_DTYPE, db, n_out);
-        ptl_scratch_release(vi, PTL_DTYPE, dx, n_in);
-        return PTL_ERR_BAD_CASE;
-    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *x = fw || wg ? op_frame_input(&f, "x", n_in) : NULL;
+    PTL_T *w = fw || ig ? op_frame_input(&f, "W", n_w) : NULL;
+    PTL_T *b = fw && use_bias ? op_frame_input(&f, "b", n_out) : NULL;
+    PTL_T *dy = wg || ig ? op_frame_input(&f, "dy", n_out) : NULL;
+    PTL_T *y = fw ? op_frame_output(&f, "y", n_out) : NULL;
+    PTL_T *dw = wg ? op_frame_output(&f, "dW", n_w) : NULL;
+    PTL_T *db = wg && use_bias ? op_frame_output(&f, "db", n_out) : NULL;
+    PTL_T *dx = ig ? op_frame_output(&f, "dx", n_in) : NULL;
+    if (f.status)
+        return op_frame_finish(&f, 0);
     struct PTL_S(blob) input = {.data = x, .diff = dx, .dim = in, .W = 1, .H = 1, .C = in};
     struct PTL_S(blob) coeff = {.data = w, .diff = dw, .dim = in * out, .W = in, .H = out, .C = 1};
     struct PTL_S(blob) bias = {.data = b, .diff = db, .dim = out, .W = 1, .H = 1, .C = out};
@@ -118,17 +100,7 @@ static int run_linear(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     ptl_measure_begin(vi);
     linear_call(&args, step);
     ptl_measure_end(vi);
-    free(x);
-    free(w);
-    free(b);
-    free(dy);
-    if (fw)
-        return ptl_output_emit(c, "y", vi, PTL_DTYPE, y, n_out);
-    if (ig)
-        return ptl_output_emit(c, "dx", vi, PTL_DTYPE, dx, n_in);
-    int status = ptl_output_emit(c, "dW", vi, PTL_DTYPE, dw, n_w);
-    int bias_status = db ? ptl_output_emit(c, "db", vi, PTL_DTYPE, db, n_out) : PTL_OK;
-    return status ? status : bias_status;
+    return op_frame_finish(&f, 1);
 }
 
 /* ---- A whole linear layer, tiled, its tensors in far memory ----------------------------

@@ -9,8 +9,7 @@
  * suite/catalogue/pool.py counts the same ones): FW x; average BW dy; max BW
  * x and dy. output->data is not given to BW: it is not needed.
  */
-#include <stdlib.h>
-
+#include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
 #include "ptl_platform.h"
@@ -63,15 +62,13 @@ static int run_pool(const struct ptl_case *c, struct ptl_variant v, uint32_t vi,
     const uint32_t n_in = (uint32_t)(s.C * s.H * s.W), n_out = (uint32_t)(s.C * s.Ho * s.Wo);
     const int fw = s.step == POOL_STEP_FW;
     const int needs_x = fw || bw_reads_x, needs_dy = !fw;
-    PTL_T *x = needs_x ? ptl_input(c, "x", PTL_DTYPE, n_in, vi) : NULL;
-    PTL_T *dy = needs_dy ? ptl_input(c, "dy", PTL_DTYPE, n_out, vi) : NULL;
-    PTL_T *out = ptl_output_alloc(PTL_DTYPE, fw ? n_out : n_in);
-    if ((needs_x && !x) || (needs_dy && !dy) || !out) {
-        free(x);
-        free(dy);
-        ptl_scratch_release(vi, PTL_DTYPE, out, fw ? n_out : n_in);
-        return PTL_ERR_BAD_CASE;
-    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *x = needs_x ? op_frame_input(&f, "x", n_in) : NULL;
+    PTL_T *dy = needs_dy ? op_frame_input(&f, "dy", n_out) : NULL;
+    PTL_T *out = op_frame_output(&f, fw ? "y" : "dx", fw ? n_out : n_in);
+    if (f.status)
+        return op_frame_finish(&f, 0);
     struct PTL_S(blob) input = {.data = x, .diff = fw ? NULL : out, .dim = (int)n_in,
                                 .W = s.W, .H = s.H, .C = s.C};
     struct PTL_S(blob) output = {.data = fw ? out : NULL, .diff = dy, .dim = (int)n_out,
@@ -81,9 +78,7 @@ static int run_pool(const struct ptl_case *c, struct ptl_variant v, uint32_t vi,
     ptl_measure_begin(vi);
     pi_cl_team_fork(v.cores, fw ? fw_fn : bw_fn, &args);
     ptl_measure_end(vi);
-    free(x);
-    free(dy);
-    return ptl_output_emit(c, fw ? "y" : "dx", vi, PTL_DTYPE, out, fw ? n_out : n_in);
+    return op_frame_finish(&f, 1);
 }
 
 static int run_avgpool(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
