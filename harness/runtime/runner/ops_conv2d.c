@@ -13,8 +13,7 @@
  * per step at the size the API gives (pulp_conv2d_fp32.h), guarded and
  * NaN-filled.
  */
-#include <stdlib.h>
-
+#include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
 #include "ptl_platform.h"
@@ -104,39 +103,7 @@ static uint32_t bt_count(const struct conv_geometry *g, int step)
     return step == CONV_STEP_WG && g->hwc ? g->n_out : 0;
 }
 
-static int first_error(int a, int b)
-{
-    return a ? a : b;
-}
-
-static int no_memory(uint32_t vi)
-{
-    ptl_emit_error(vi, PTL_ERR_NO_MEMORY, "out of memory allocating outputs or work buffers");
-    return PTL_ERR_NO_MEMORY;
-}
-
 /* ---- the layer -------------------------------------------------------------------- */
-
-/* The buffers of one conv2d variant; NULL where the step has none. */
-struct conv2d_buffers {
-    PTL_T *x, *w, *b, *dy;   /* input copies */
-    PTL_T *i2c, *bt;         /* work buffers */
-    PTL_T *out, *db, *dx;    /* outputs: y, dW or dx; db; BW's dx */
-    uint32_t n_i2c, n_bt, n_out;
-};
-
-static void conv2d_free(uint32_t vi, struct conv2d_buffers *b, const struct conv_geometry *g)
-{
-    free(b->x);
-    free(b->w);
-    free(b->b);
-    free(b->dy);
-    ptl_scratch_release(vi, PTL_DTYPE, b->i2c, b->n_i2c);
-    ptl_scratch_release(vi, PTL_DTYPE, b->bt, b->n_bt);
-    ptl_scratch_release(vi, PTL_DTYPE, b->out, b->n_out);
-    ptl_scratch_release(vi, PTL_DTYPE, b->db, (uint32_t)g->Co);
-    ptl_scratch_release(vi, PTL_DTYPE, b->dx, g->n_in);
-}
 
 static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint32_t vi, int use_im2col,
                            int use_dma)
@@ -156,35 +123,25 @@ static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint3
     const uint32_t i2c_wg = i2c_count(&g, 0), i2c_ig = i2c_count(&g, 1);
     const int reads_x = fw || wg, reads_w = fw || ig, reads_b = fw && use_bias, reads_dy = wg || ig;
     const int with_db = wg && use_bias;
-    struct conv2d_buffers buf = {
-        .x = reads_x ? ptl_input(c, "x", PTL_DTYPE, g.n_in, vi) : NULL,
-        .w = reads_w ? ptl_input(c, "W", PTL_DTYPE, g.n_w, vi) : NULL,
-        .b = reads_b ? ptl_input(c, "b", PTL_DTYPE, (uint32_t)g.Co, vi) : NULL,
-        .dy = reads_dy ? ptl_input(c, "dy", PTL_DTYPE, g.n_out, vi) : NULL,
-        .n_i2c = !use_im2col ? 0 : bw ? (i2c_wg > i2c_ig ? i2c_wg : i2c_ig) : ig ? i2c_ig : i2c_wg,
-        .n_bt = use_im2col ? bt_count(&g, step) : 0,
-        .n_out = fw ? g.n_out : wg ? g.n_w : g.n_in,
-    };
-    if ((reads_x && !buf.x) || (reads_w && !buf.w) || (reads_b && !buf.b) || (reads_dy && !buf.dy)) {
-        conv2d_free(vi, &buf, &g);
-        return PTL_ERR_BAD_CASE;
-    }
-    buf.i2c = buf.n_i2c ? ptl_scratch_alloc(PTL_DTYPE, buf.n_i2c) : NULL;
-    buf.bt = buf.n_bt ? ptl_scratch_alloc(PTL_DTYPE, buf.n_bt) : NULL;
-    buf.out = ptl_output_alloc(PTL_DTYPE, buf.n_out);
-    buf.db = with_db ? ptl_output_alloc(PTL_DTYPE, (uint32_t)g.Co) : NULL;
-    buf.dx = bw ? ptl_output_alloc(PTL_DTYPE, g.n_in) : NULL;
-    if ((buf.n_i2c && !buf.i2c) || (buf.n_bt && !buf.bt) || !buf.out || (with_db && !buf.db) || (bw && !buf.dx)) {
-        conv2d_free(vi, &buf, &g);
-        return no_memory(vi);
-    }
-    struct PTL_S(blob) input = {.data = buf.x, .diff = bw ? buf.dx : ig ? buf.out : NULL, .dim = (int)g.n_in,
-                                .W = g.W, .H = g.H, .C = g.Ci};
-    struct PTL_S(blob) coeff = {.data = buf.w, .diff = wg ? buf.out : NULL, .dim = (int)g.n_w,
-                                .W = g.Wk, .H = g.Hk, .C = g.Ci};
-    struct PTL_S(blob) bias = {.data = buf.b, .diff = buf.db, .dim = g.Co, .W = 1, .H = 1, .C = g.Co};
-    struct PTL_S(blob) output = {.data = fw ? buf.out : NULL, .diff = buf.dy, .dim = (int)g.n_out,
-                                 .W = g.Wo, .H = g.Ho, .C = g.Co};
+    const uint32_t n_i2c = !use_im2col ? 0 : bw ? (i2c_wg > i2c_ig ? i2c_wg : i2c_ig) : ig ? i2c_ig : i2c_wg;
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *x = reads_x ? op_frame_input(&f, "x", g.n_in) : NULL;
+    PTL_T *w = reads_w ? op_frame_input(&f, "W", g.n_w) : NULL;
+    PTL_T *b = reads_b ? op_frame_input(&f, "b", (uint32_t)g.Co) : NULL;
+    PTL_T *dy = reads_dy ? op_frame_input(&f, "dy", g.n_out) : NULL;
+    PTL_T *i2c = op_frame_scratch(&f, n_i2c);
+    PTL_T *bt = op_frame_scratch(&f, use_im2col ? bt_count(&g, step) : 0);
+    PTL_T *y = fw ? op_frame_output(&f, "y", g.n_out) : NULL;
+    PTL_T *dw = wg ? op_frame_output(&f, "dW", g.n_w) : NULL;
+    PTL_T *db = with_db ? op_frame_output(&f, "db", (uint32_t)g.Co) : NULL;
+    PTL_T *dx = ig ? op_frame_output(&f, "dx", g.n_in) : NULL;
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    struct PTL_S(blob) input = {.data = x, .diff = dx, .dim = (int)g.n_in, .W = g.W, .H = g.H, .C = g.Ci};
+    struct PTL_S(blob) coeff = {.data = w, .diff = dw, .dim = (int)g.n_w, .W = g.Wk, .H = g.Hk, .C = g.Ci};
+    struct PTL_S(blob) bias = {.data = b, .diff = db, .dim = g.Co, .W = 1, .H = 1, .C = g.Co};
+    struct PTL_S(blob) output = {.data = y, .diff = dy, .dim = (int)g.n_out, .W = g.Wo, .H = g.Ho, .C = g.Co};
     struct PTL_S(Conv2D_args) args = {
         .input = &input,
         .coeff = &coeff,
@@ -196,8 +153,8 @@ static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint3
         .Dpad = g.D,
         .stride_h = g.sh,
         .stride_w = g.sw,
-        .i2c_buffer = buf.i2c,
-        .bt_buffer = buf.bt,
+        .i2c_buffer = i2c,
+        .bt_buffer = bt,
         .skip_wg_grad = !wg,
         .skip_in_grad = !ig,
         .HWC = g.hwc,
@@ -218,18 +175,7 @@ static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint3
     else
         PTL_F(pulp_conv2d_, _bw_input_grads_cl)(&args);
     ptl_measure_end(vi);
-    PTL_T *out = buf.out, *db = buf.db, *dx = buf.dx;
-    buf.out = buf.db = buf.dx = NULL; /* emitted below, not released */
-    status = ptl_scratch_release(vi, PTL_DTYPE, buf.i2c, buf.n_i2c);
-    status = first_error(status, ptl_scratch_release(vi, PTL_DTYPE, buf.bt, buf.n_bt));
-    buf.i2c = buf.bt = NULL;
-    conv2d_free(vi, &buf, &g);
-    status = first_error(status, ptl_output_emit(c, fw ? "y" : wg ? "dW" : "dx", vi, PTL_DTYPE, out, buf.n_out));
-    if (with_db)
-        status = first_error(status, ptl_output_emit(c, "db", vi, PTL_DTYPE, db, (uint32_t)g.Co));
-    if (bw)
-        status = first_error(status, ptl_output_emit(c, "dx", vi, PTL_DTYPE, dx, g.n_in));
-    return status;
+    return op_frame_finish(&f, 1);
 }
 
 static int run_conv2d(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -258,15 +204,12 @@ static int run_unroll(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         ptl_emit_error(vi, PTL_ERR_BAD_CASE, "im2col: mod and USE_DMA must be 0 or 1");
         return PTL_ERR_BAD_CASE;
     }
-    PTL_T *src = mod ? ptl_input(c, "dy", PTL_DTYPE, g.n_out, vi) : ptl_input(c, "x", PTL_DTYPE, g.n_in, vi);
-    if (!src)
-        return PTL_ERR_BAD_CASE;
-    const uint32_t n = i2c_count(&g, mod);
-    PTL_T *buffer = ptl_output_alloc(PTL_DTYPE, n);
-    if (!buffer) {
-        free(src);
-        return no_memory(vi);
-    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *src = mod ? op_frame_input(&f, "dy", g.n_out) : op_frame_input(&f, "x", g.n_in);
+    PTL_T *buffer = op_frame_output(&f, "X", i2c_count(&g, mod));
+    if (f.status)
+        return op_frame_finish(&f, 0);
     struct PTL_S(blob) input = {.data = mod ? NULL : src, .diff = NULL, .dim = (int)g.n_in,
                                 .W = g.W, .H = g.H, .C = g.Ci};
     struct PTL_S(blob) coeff = {.data = NULL, .diff = NULL, .dim = (int)g.n_w, .W = g.Wk, .H = g.Hk, .C = g.Ci};
@@ -290,8 +233,7 @@ static int run_unroll(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     ptl_measure_begin(vi);
     pi_cl_team_fork(v.cores, unroll, &args);
     ptl_measure_end(vi);
-    free(src);
-    return ptl_output_emit(c, "X", vi, PTL_DTYPE, buffer, n);
+    return op_frame_finish(&f, 1);
 }
 
 static int run_im2col(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -315,21 +257,18 @@ static int run_blocktransp(const struct ptl_case *c, struct ptl_variant v, uint3
         return PTL_ERR_BAD_CASE;
     }
     const uint32_t n = (uint32_t)(Ci * Co * Hk * Wk);
-    PTL_T *w = ptl_input(c, "W", PTL_DTYPE, n, vi);
-    if (!w)
-        return PTL_ERR_BAD_CASE;
-    PTL_T *bt = ptl_output_alloc(PTL_DTYPE, n);
-    if (!bt) {
-        free(w);
-        return no_memory(vi);
-    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *w = op_frame_input(&f, "W", n);
+    PTL_T *bt = op_frame_output(&f, "BT", n);
+    if (f.status)
+        return op_frame_finish(&f, 0);
     struct PTL_S(blocktransp_args) args = {.weights = w, .bt_weights = bt, .Cin = Ci, .Cout = Co,
                                            .Hk = Hk, .Wk = Wk, .HWC = hwc};
     ptl_measure_begin(vi);
     pi_cl_team_fork(v.cores, PTL_F(pulp_blocktransp_, ), &args);
     ptl_measure_end(vi);
-    free(w);
-    return ptl_output_emit(c, "BT", vi, PTL_DTYPE, bt, n);
+    return op_frame_finish(&f, 1);
 }
 
 const struct ptl_op PTL_OP_TABLE[] = {
