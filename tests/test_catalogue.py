@@ -115,3 +115,17 @@ def test_the_matmul_bias_is_checked_both_ways_on_shapes_where_the_axes_differ():
     assert all(c.options["trans_B"] == 0 and c.shape["N"] != c.shape["M"] for c in biased)
     assert {c.dtype for c in biased} == {"fp32", "fp16", "bf16"}
     assert MATMUL.runner_op("bf16") == "matmul_fp16" and MATMUL.runner_op("fp32") == "matmul_fp32"
+
+
+def test_the_ds_cnn_step_reads_its_sizes_from_the_network_and_refuses_one_it_does_not_build(tmp_path, monkeypatch):
+    from suite.catalogue import training
+    assert training.DS_CNN_SHAPE["C"] == 64 and training.DS_CNN_SHAPE["K"] == 12
+    # one row of config per pass of ds_cnn_passes.def, the one list the C op compiles
+    config = training.DS_CNN_CONFIGS[1].tensor()
+    assert config.shape == (len(training.ds_cnn_passes()), 3) and (config[:, 0] > 0).all()
+    changed = training.DS_CNN_NETWORK.read_text().replace("Co = 64\nH = 25", "Co = 32\nH = 25", 1)
+    assert changed != training.DS_CNN_NETWORK.read_text()
+    (tmp_path / "ds_cnn.toml").write_text(changed)
+    monkeypatch.setattr(training, "DS_CNN_NETWORK", tmp_path / "ds_cnn.toml")
+    with pytest.raises(ValueError, match=r"pw1 has \{'Co': 32\}"):
+        training._ds_cnn_shape()

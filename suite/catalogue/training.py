@@ -398,6 +398,19 @@ def _ds_cnn_shape() -> dict[str, int]:
     if types != DS_CNN_LAYOUT:
         raise ValueError(f"{DS_CNN_NETWORK}: train_ds_cnn runs the layers {DS_CNN_LAYOUT}, the file has {types}")
     conv, fc = layers[0], layers[-1]
+    C = conv["Co"]
+    Ho, Wo = (conv["H"] + conv["U"] + conv["D"] - conv["Hk"]) // conv["sh"] + 1, \
+        (conv["W"] + conv["L"] + conv["R"] - conv["Wk"]) // conv["sw"] + 1
+    # What ops_train_ds_cnn.c builds in: one input channel, 3x3 depthwise with pad 1, square pointwise, a pool
+    # over the whole map.
+    fixed = {"conv2d": dict(Ci=1), "conv_dw": dict(C=C, H=Ho, W=Wo, Hk=3, Wk=3, L=1, R=1, U=1, D=1),
+             "conv_pw": dict(Ci=C, Co=C, H=Ho, W=Wo), "avgpool": dict(C=C, H=Ho, W=Wo, Hk=Ho, Wk=Wo),
+             "linear": dict(inp=C)}
+    for layer in layers:
+        wrong = {k: layer.get(k) for k, v in fixed[layer["type"]].items() if layer.get(k) != v}
+        if wrong:
+            raise ValueError(f"{DS_CNN_NETWORK}: train_ds_cnn builds in {fixed[layer['type']]} for a "
+                             f"{layer['type']} layer; {layer['name']} has {wrong}")
     return dict(H=conv["H"], W=conv["W"], C=conv["Co"], Hk=conv["Hk"], Wk=conv["Wk"], sh=conv["sh"], sw=conv["sw"],
                 U=conv["U"], D=conv["D"], L=conv["L"], R=conv["R"], K=fc["out"], S=1, N=1)
 
