@@ -402,10 +402,10 @@ def _ds_cnn_shape() -> dict[str, int]:
     Ho, Wo = (conv["H"] + conv["U"] + conv["D"] - conv["Hk"]) // conv["sh"] + 1, \
         (conv["W"] + conv["L"] + conv["R"] - conv["Wk"]) // conv["sw"] + 1
     # What ops_train_ds_cnn.c builds in: one input channel, 3x3 depthwise with pad 1, square pointwise, a pool
-    # over the whole map.
+    # over the whole map, a linear layer with its bias.
     fixed = {"conv2d": dict(Ci=1), "conv_dw": dict(C=C, H=Ho, W=Wo, Hk=3, Wk=3, L=1, R=1, U=1, D=1),
              "conv_pw": dict(Ci=C, Co=C, H=Ho, W=Wo), "avgpool": dict(C=C, H=Ho, W=Wo, Hk=Ho, Wk=Wo),
-             "linear": dict(inp=C)}
+             "linear": dict(inp=C, bias=1)}
     for layer in layers:
         wrong = {k: layer.get(k) for k, v in fixed[layer["type"]].items() if layer.get(k) != v}
         if wrong:
