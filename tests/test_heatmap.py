@@ -6,7 +6,7 @@ from harness.autotune.heatmap import CHAR_W, STOPS, cost_colour, heatmap_svg, wr
 from harness.autotune.layers import parse_layer
 from harness.autotune.outputs import write_heatmaps
 from harness.autotune.tiler import tilings
-from harness.autotune.tuner import Outcome, StepResult
+from harness.autotune.tuner import NOT_MEASURED, Outcome, StepResult
 
 NS = "{http://www.w3.org/2000/svg}"
 ROWS = ["mm_fp32", "mm_fp32_unroll", "mm_fp32_simd"]
@@ -173,3 +173,16 @@ def test_a_step_with_one_method_is_one_untitled_panel():
     root = ET.fromstring(svg)
     assert [p.get("data-panel") for p in root.findall(f"{NS}g[@class='panel']")] == [""]
     assert not [e for e in root.iter(f"{NS}text") if e.get("class") == "panel-title"]
+
+
+def test_a_replayed_configuration_without_a_measurement_is_drawn_not_measured_not_failed(tmp_path):
+    lay = parse_layer(tomllib.loads("name='c'\ntype='conv2d'\nCi=3\nH=13\nW=7\nCo=10\nHk=4\nWk=3"), "test")
+    first, second = [t for t in tilings(lay, "fw", "fp32", 16 * 1024, 8, limit=2) if t.method.label == "im2col"][:2]
+    outcomes = [Outcome(first, 0, "mm", 8, "passed", 1000), Outcome(second, 0, "mm", 8, NOT_MEASURED),
+                Outcome(first, 2, "mm_u2", 8, "numeric")]
+    meta = {"network": "net", "dtype": "fp32", "target": "qemu", "unit": "instructions"}
+    [path] = write_heatmaps([StepResult(lay, "fw", [first, second], outcomes)], meta, tmp_path)
+    by_key = {(e.get("data-row"), e.get("data-col")): e.get("class").split()
+              for e in ET.parse(path).getroot().iter(f"{NS}rect") if "cell" in e.get("class", "").split()}
+    assert "missing" in by_key[("mm", second.label)] and "failed" not in by_key[("mm", second.label)]
+    assert "failed" in by_key[("mm_u2", first.label)]

@@ -33,7 +33,7 @@ from harness.files import write_atomically
 from harness.autotune.heatmap import write_heatmap
 from harness.autotune.layers import STEPS, Network
 from harness.autotune.names import file_stem, include_guard, macro_prefixes
-from harness.autotune.tuner import StepResult
+from harness.autotune.tuner import NOT_MEASURED, StepResult
 from harness.reports import ReportRow, write_junit
 
 CSV_COLUMNS = ["layer", "type", "step", "dtype", "method", "tiling", "calls", "l1_bytes", "kernel", "kernel_index",
@@ -298,7 +298,9 @@ def write_heatmaps(results: list[StepResult], meta: dict, out: Path) -> list[Pat
         rows = list(dict.fromkeys(o.kernel_name for o in shown))
         columns = list(dict.fromkeys(o.tiling.label for o in shown))
         values = {(o.kernel_name, o.tiling.label): o.latency for o in shown if o.passed}
-        failed = {(o.kernel_name, o.tiling.label): o.status for o in shown if not o.passed}
+        # A replay's configuration with no measurement is drawn as not measured, not as failed.
+        failed = {(o.kernel_name, o.tiling.label): o.status for o in shown
+                  if not o.passed and o.status != NOT_MEASURED}
         best = (r.best.kernel_name, r.best.tiling.label) if r.best else None
         path = heatmap_path(out, r)
         write_heatmap(path, title=f"{meta['network']} {r.layer.describe()} {r.step}, {meta['dtype']}, {cores} cores "
