@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.seed_flow import SeedProgram  # noqa: E402
+from bench.svg_bars import bar_chart  # noqa: E402
 from harness.autotune.cli import open_tuning, print_table, tuning_meta  # noqa: E402
 from harness.autotune.layers import Network, load_network, parse_layer  # noqa: E402
 from harness.autotune.outputs import write_all  # noqa: E402
@@ -357,6 +358,12 @@ def training_step(target: str, work: Path, tiles: int) -> None:
         shutil.rmtree(session.workdir, ignore_errors=True)
     if len(cycles) == len(configs):
         tuned, single, mm = (cycles[c.label] for c in configs)
+        chart = ROOT / "reports" / "bench" / "ds_cnn_step.svg"
+        short = ("tuned per pass", f"one kernel ({kernel_table('fp32')[configs[1].rows[0][0]]})", "mm, largest tiles")
+        bar_chart(chart, f"DS-CNN training step on {target}, FP32, 8 cores: FW, BW, SGD, every pass tiled "
+                         f"through L2", "M cycles",
+                  {"million cycles per step": [(label, cycles[c.label] / 1e6) for label, c in zip(short, configs)]})
+        print(f"  chart: {chart}")
         print(f"STEP DS-CNN training step on {target}, 8 cores, cycles per step: tuned {tuned:,.0f}, "
               f"best single kernel {single:,.0f}, mm {mm:,.0f}; tuned is {single / tuned:.3f}x the single kernel "
               f"and {mm / tuned:.3f}x mm")
