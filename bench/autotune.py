@@ -335,7 +335,7 @@ def training_step(target: str, work: Path, tiles: int) -> None:
                             network.source)
     session, db = session_in(work / "layers", target)
     print(f"\n== the DS-CNN training step on {target}: tuning {', '.join(sorted(names))} (greedy, FP32, 8 cores, "
-          f"{NEAR_BYTES} bytes of near memory, cost: {'layer time' if session.target.capabilities.dma else 'tiles'})",
+          f"{NEAR_BYTES} bytes of near memory, cost: layer time where a whole-layer run exists)",
           flush=True)
     try:
         results = tune(matmul_layers, Evaluator(session, db, (8,), layer_time=True), make_strategy("greedy"), "fp32",
