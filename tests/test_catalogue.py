@@ -129,3 +129,28 @@ def test_the_ds_cnn_step_reads_its_sizes_from_the_network_and_refuses_one_it_doe
     monkeypatch.setattr(training, "DS_CNN_NETWORK", tmp_path / "ds_cnn.toml")
     with pytest.raises(ValueError, match=r"pw1 has \{'Co': 32\}"):
         training._ds_cnn_shape()
+
+
+def test_a_ds_cnn_config_that_does_not_fit_is_not_fit_and_a_wrong_one_is_bad_case():
+    """Fixed tiles whose two sets do not fit the near arena: the runner's
+    NO_MEMORY, reported not_fit with the op's reason; a kernel index the
+    table has not: bad_case, naming what a config row must hold."""
+    from harness import failures
+    from harness.session import Session
+    from harness.target import DEFAULT_LIBRARY
+    from harness.targets.host import HostTarget
+    from suite.catalogue import training
+    from tests.board_support import CACHE
+    whole_pw1 = training.ds_cnn_config("pw1 FW whole", lambda p: (0, {"Co": 64, "H": 25} if (p.layer, p.step)
+                                                                   == ("pw1", "fw") else {}))
+    no_such_kernel = training.ds_cnn_config("kernel 99", lambda p: (99, {}))
+    entry = training.ds_cnn_step_entry((whole_pw1, no_such_kernel), shapes=(training.DS_CNN_SHAPE,))
+    session = Session(HostTarget(), DEFAULT_LIBRARY, CACHE)
+    outcome = {}
+    for case in entry.cases():
+        variant = Variant(case, 0, 1)
+        outcome[case.options["config"]] = session.results_for(case, [variant])[variant].failure
+    assert outcome[whole_pw1.id].kind == failures.NOT_FIT
+    assert "do not fit near_bytes" in str(outcome[whole_pw1.id])
+    assert outcome[no_such_kernel.id].kind == failures.BAD_CASE
+    assert "a config row is a kernel index of the fp32 table" in str(outcome[no_such_kernel.id])

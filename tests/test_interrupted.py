@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pause_plugin import PAUSE_LINE
+
 ROOT = Path(__file__).resolve().parent.parent
 SLICE = "pool and fp32"          # 120 variants on host, one build
 
@@ -26,21 +28,23 @@ def cache(tmp_path_factory):
 
 
 def _interrupted_run(tmp_path: Path, cache: Path, signum: int, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
-    """A host run of SLICE, sent signum once a few tests have passed."""
+    """A host run of SLICE, sent signum once 3 tests have passed: the run
+    pauses there until the signal comes (tests/pause_plugin.py), so the
+    signal never arrives after the last test, however fast the machine."""
     reports = tmp_path / "reports"
-    # Unbuffered: the PASSED lines arrive as they are printed, not 8 KiB at a time (which, on a busy
-    # machine, could be after the last test).
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, "PYTHONUNBUFFERED": "1"}
+    # Unbuffered: the pause line arrives as it is printed, not 8 KiB at a time.
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, "PYTHONUNBUFFERED": "1",
+           "PTL_TEST_PAUSE_AFTER": "3"}
     run = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-p", "no:xdist",
-                            "-v", "-p", "no:randomly", "--target", "host", "-k", SLICE, "--ptl-cache", str(cache),
-                            "--reports-dir", str(reports), *extra],
+                            "-v", "-p", "no:randomly", "-p", "tests.pause_plugin", "--target", "host", "-k", SLICE,
+                            "--ptl-cache", str(cache), "--reports-dir", str(reports), *extra],
                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            start_new_session=True)
     lines = []
     deadline = time.monotonic() + 600
     for line in run.stdout:
         lines.append(line)
-        if sum(" PASSED" in seen for seen in lines) >= 3 or time.monotonic() > deadline:
+        if line.strip() == PAUSE_LINE or time.monotonic() > deadline:
             break
     os.killpg(run.pid, signum)   # the whole group, as a terminal's Ctrl-C does
     rest, _ = run.communicate(timeout=120)
