@@ -59,7 +59,7 @@ from harness.results_db import ResultsDB  # noqa: E402
 from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY  # noqa: E402
 from harness.targets import make_target  # noqa: E402
-from suite.catalogue.training import (DS_CNN_SHAPE, NEAR_BYTES, Pass, StepConfig, ds_cnn_config,  # noqa: E402
+from harness.catalogue.training import (DS_CNN_SHAPE, NEAR_BYTES, Pass, StepConfig, ds_cnn_config,  # noqa: E402
                                       ds_cnn_passes, ds_cnn_step_entry)
 from tests.mutants import FAST_AND_WRONG, FAST_AND_WRONG_KERNEL, mutant_library  # noqa: E402
 

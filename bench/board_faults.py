@@ -49,10 +49,9 @@ from harness.board.fault_proxy import FaultSpec  # noqa: E402
 from harness.board.inventory import write  # noqa: E402
 from harness.board.virtual import VirtualFarm  # noqa: E402
 
-SMALL_FAMILIES = ["test_act.py", "test_losses.py", "test_dropout.py", "test_pool.py", "test_residual.py", "test_norm.py",
-                  "test_softmax.py"]
+SMALL_FAMILIES = "act,losses,dropout,pool,residual,norm,softmax"
 NOT_FP16 = "not fp16"
-LINALG = ["test_linalg.py"]
+LINALG = "linalg"
 # Compared with the qemu run: a result that came back damaged and still
 # passed would change one of these (the ULP figures are of every output).
 SAME = ("outcome", "failure_class", "max_ulp", "mean_ulp", "worst_error_ratio")
@@ -63,10 +62,10 @@ HANG_TIMEOUT = "5"
 NOISY_SELECT = "linear and fp32 and fw"   # the 720 variants (10 cases) that issue 21 saw all fail at 1e-2
 
 
-def pytest_run(reports: Path, modules: list[str], select: str, target: str, workers: int,
+def pytest_run(reports: Path, families: str, select: str, target: str, workers: int,
                *extra: str) -> tuple[dict, dict[str, dict], float]:
     """One suite run in a subprocess; returns summary.json, the CSV rows by id and the wall seconds."""
-    argv = [sys.executable, "-m", "pytest", *[str(ROOT / "suite" / m) for m in modules], "-q", "-p", "no:randomly",
+    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", families, "-q", "-p", "no:randomly",
             "-k", select, "--target", target, "-n", str(workers), "--reports-dir", str(reports), *extra]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PTL_BOARD"))}
     print(f"$ pytest {' '.join(argv[3:])}", flush=True)
@@ -116,17 +115,17 @@ class Bench:
         if not ok:
             self.missed.append(text)
 
-    def qemu(self, name: str, modules: list[str], select: str) -> dict[str, dict]:
+    def qemu(self, name: str, families: str, select: str) -> dict[str, dict]:
         if name not in self._qemu:
-            _, rows, seconds = pytest_run(self.out / f"qemu-{name}", modules, select, "qemu", 2)
+            _, rows, seconds = pytest_run(self.out / f"qemu-{name}", families, select, "qemu", 2)
             print(f"  qemu reference: {len(rows)} variants in {seconds:.0f} s")
             self._qemu[name] = rows
         return self._qemu[name]
 
-    def on_farm(self, name: str, farm: VirtualFarm, modules: list[str], select: str, workers: int, *extra: str):
+    def on_farm(self, name: str, farm: VirtualFarm, families: str, select: str, workers: int, *extra: str):
         inventory = self.out / f"{name}.toml"
         write(farm.inventory(), inventory, f"virtual boards of bench/board_faults.py ({name})")
-        return pytest_run(self.out / name, modules, select, "board", workers, "--boards", str(inventory), *extra)
+        return pytest_run(self.out / name, families, select, "board", workers, "--boards", str(inventory), *extra)
 
     def corruption(self, rate: float) -> None:
         print(f"\n== corruption: 3 boards, bytes corrupted at {rate / 2:g} and dropped at {rate / 2:g}, both ways")

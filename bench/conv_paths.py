@@ -2,7 +2,7 @@
 
 The layer is a 3x3 conv, 16 -> 32 channels, stride 1, padding 1, on 16x16
 (the full layer) and on a 4x4 tile of it (the variant that fits a 64 KiB L1
-in every step; see suite/catalogue/conv2d.py). For each layer, step (FW, WG,
+in every step; see harness/catalogue/conv2d.py). For each layer, step (FW, WG,
 IG) and layout (CHW, HWC) it runs, through harness.session.Session:
 
   im2col   USE_IM2COL=1 with every matmul kernel index on 1 core; the best
@@ -38,7 +38,7 @@ from harness.kernels import kernel_table  # noqa: E402
 from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY  # noqa: E402
 from harness.targets import make_target  # noqa: E402
-from suite.catalogue.conv2d import (CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP,  # noqa: E402
+from harness.catalogue.conv2d import (CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP,  # noqa: E402
                                     REALISTIC_FULL, REALISTIC_TILE_4)
 
 LAYERS = {"16x16": REALISTIC_FULL[0], "tile 4x4": REALISTIC_TILE_4[0]}

@@ -86,7 +86,7 @@ def pytest_unconfigure(config):
 def run(mode: str, library: Path, work: Path, select: str, workers: str) -> tuple[int, float, float]:
     """(failures, terminal summary seconds, seconds after the last test report) of one run of the slice."""
     extra, env_extra = MODES[mode]
-    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_linalg.py"), "-q", "-n", workers,
+    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "linalg", "-q", "-n", workers,
             # hypothesis's summary hook imports hypothesis in the controller: a constant ~1 s, not reporting
             "-p", "no:hypothesispytest", "-p", "bench.failure_report",
             "--target", "host", "--trainlib", str(library), "-k", select,

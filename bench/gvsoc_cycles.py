@@ -47,7 +47,7 @@ from harness.session import Session  # noqa: E402
 from harness.failures import CaseFailure  # noqa: E402
 from harness.target import DEFAULT_LIBRARY, LibrarySource  # noqa: E402
 from harness.targets import make_target  # noqa: E402
-from suite.catalogue.linalg import MATMUL  # noqa: E402
+from harness.catalogue.linalg import MATMUL  # noqa: E402
 
 CORES = (1, 8)
 FPU_CONFIGS = {"4 shared FPUs": "4", "8 private FPUs": "8"}   # PTL_GVSOC_CLUSTER_FPUS

@@ -2,7 +2,7 @@
 for every FP32 matmul kernel on 1 and 8 harts, each measured in this run.
 
 The case is the catalogue's largest attention shape that fits a 64 KiB L1
-(suite/catalogue/mhsa.py): L 16 tokens, E 16, F 16, 4 heads of 4. MACs are
+(harness/catalogue/mhsa.py): L 16 tokens, E 16, F 16, 4 heads of 4. MACs are
 the products of the layer's matmuls (softmax, transposes and scaling are
 work without MACs, so they count against every kernel alike):
   FW 4 E F L + 2 F L^2 (q, k, v, the output projection; scores, A = v P^T)
@@ -29,7 +29,7 @@ from harness.kernels import kernel_table  # noqa: E402
 from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY  # noqa: E402
 from harness.targets import make_target  # noqa: E402
-from suite.catalogue.mhsa import MHSA  # noqa: E402
+from harness.catalogue.mhsa import MHSA  # noqa: E402
 
 SHAPE = dict(L=16, E=16, F=16, heads=4)
 CORES = (1, 8)

@@ -18,7 +18,7 @@ A mutant runs in up to three stages, each only if it survived the one before:
                file shared by both), one core count per case (3 where the
                case has it, else its largest), stopping at the first failure;
   family       the family's cases in every format at every core count, and
-               the training runs that chain the family (suite/test_training.py);
+               the training runs that chain the family (the training family);
   concurrency  the passes of .ci/run on the family: --concurrency-slice 1
                under PTL_TEAM_ORDER reverse, random:1 and random:2, and
                under --sanitize thread.
@@ -70,9 +70,9 @@ class Family:
     """A lib_c family: its sources, and the catalogue entries that call them."""
     name: str
     sources: tuple[str, ...]   # globs in lib_c/sources
-    modules: tuple[str, ...]   # suite/test_<module>.py
+    modules: tuple[str, ...]   # catalogue families (harness/catalogue/<module>.py)
     entries: str               # the entries' names (a case id's first field), a regex
-    training: str = ""         # the training runs (suite/test_training.py) that chain it, a regex
+    training: str = ""         # the training runs (the training family) that chain it, a regex
 
 
 ALL_TRAINING = "train_cnn|train_dsblock|train_rnn|train_transformer"
@@ -216,12 +216,12 @@ class Suite:
     def collected(self, module: str) -> list[str]:
         if module not in self._collected:
             started = time.monotonic()
-            run = subprocess.run([sys.executable, "-m", "pytest", f"suite/test_{module}.py", "--collect-only", "-q",
+            run = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", module, "--collect-only", "-q",
                                   "--target", "host", "-p", "no:xdist"], cwd=ROOT, capture_output=True, text=True,
                                  env=_environment("free"))
             ids = [line for line in run.stdout.splitlines() if "::" in line]
             if not ids:
-                raise SystemExit(f"collecting suite/test_{module}.py found nothing:\n{run.stdout[-2000:]}{run.stderr}")
+                raise SystemExit(f"collecting --family {module} found nothing:\n{run.stdout[-2000:]}{run.stderr}")
             self._collected[module] = ids
             self.setup_seconds += time.monotonic() - started
         return self._collected[module]

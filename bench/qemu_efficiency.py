@@ -48,7 +48,7 @@ from harness.kernels import api_kernels, kernel_table  # noqa: E402
 from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY, BuildConfig, LibrarySource  # noqa: E402
 from harness.targets import make_target  # noqa: E402
-from suite.catalogue.linalg import MATMUL  # noqa: E402
+from harness.catalogue.linalg import MATMUL  # noqa: E402
 
 SIZE = 64
 MACS = SIZE ** 3

@@ -154,7 +154,7 @@ def _entry_address(entry: OpEntry) -> str:
     """module:ATTRIBUTE of a catalogue entry (entries hold lambdas: they do not pickle)."""
     import importlib
     for module_name in CATALOGUE_MODULES:
-        module = importlib.import_module(f"suite.catalogue.{module_name}")
+        module = importlib.import_module(f"harness.catalogue.{module_name}")
         for attribute, value in vars(module).items():
             if value is entry:
                 return f"{module.__name__}:{attribute}"

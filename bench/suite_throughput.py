@@ -28,11 +28,11 @@ from harness.protocol import decode_records  # noqa: E402
 from harness.session import Session, fp16_format_of  # noqa: E402
 from harness.target import BuildConfig, LibrarySource, DEFAULT_LIBRARY  # noqa: E402
 from harness.targets import make_target  # noqa: E402
-from suite.catalogue.linalg import ENTRIES  # noqa: E402
+from harness.catalogue.linalg import ENTRIES  # noqa: E402
 
 
 def suite_rate(target: str, workers: str) -> tuple[int, float]:
-    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_linalg.py"), "-n", workers, "-q", "--target", target,
+    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "linalg", "-n", workers, "-q", "--target", target,
             "--reports-dir", tempfile.mkdtemp(prefix="ptl-bench-"), "-p", "no:randomly"]
     subprocess.run(argv, capture_output=True, cwd=ROOT)  # warm the caches
     start = time.monotonic()

@@ -21,7 +21,7 @@ library performs them (lib_c/include/pulp_act_fp32.h):
   each step to fp16/bf16 (expf's own error beyond half an ulp is the
   catalogue entry's tolerance_scale, where it needs one). Magnitude |y|:
   each rounding is relative to the value it produces, and the argument in
-  suite/catalogue/act.py shows the result stays within that of |y|.
+  harness/catalogue/act.py shows the result stays within that of |y|.
 - Sigmoid BW: 1 - y, y*(1-y) and dy*(...), each rounded once relative to
   its own exact value: 3, magnitude |dx|.
 

@@ -22,9 +22,14 @@ from typing import Callable
 
 import golden.bundle
 from golden.bundle import Reference
+from harness import c_header
 from harness.kernels import kernel_table
 
 GOLDEN_DIR = Path(golden.bundle.__file__).resolve().parent   # the reference code every entry computes with
+
+# The `step` param of the runner ops that have steps (enum ptl_step in
+# ptl_runner.h): a case's step name is the enum's suffix, lower-cased.
+STEP_CODES = {name.lower(): code for name, code in c_header.prefixed("ptl_runner.h", "PTL_STEP_").items()}
 
 
 # lib_c features beyond the published API (shared/TRAINLIB_API.md, "Contract
@@ -148,6 +153,11 @@ class Case:
     step: str
     shape_items: tuple[tuple[str, int], ...]
     option_items: tuple[tuple[str, int], ...]
+
+    @property
+    def step_code(self) -> int:
+        """The step as the runner's `step` param (a KeyError for a step the runner has no code for)."""
+        return STEP_CODES[self.step]
 
     @property
     def shape(self) -> dict[str, int]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import failure_summary, failures, option_values, perf_gate, sharding
+from harness import catalogue, failure_summary, failures, option_values, perf_gate, sharding
 from harness.board import pytest_board
 from harness.buildcache import digest_files
 from harness.cases import FEATURES, OpEntry, Variant
@@ -38,7 +38,8 @@ from harness.target import DEFAULT_LIBRARY, DEFAULT_RUN_TIMEOUT, LibrarySource
 from harness.targets import choose_target, make_target, target_names
 from harness.targets.qemu import CONSOLES as QEMU_CONSOLES
 
-TUNER_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_autotune.py"
+SUITE_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_ops.py"
+TUNER_MODULE = SUITE_MODULE.parent / "test_autotune.py"
 STAT_KEYS = ("builds_compiled", "builds_reused", "golden_generated", "golden_reused", "runner_invocations")
 
 
@@ -51,6 +52,8 @@ def pytest_addoption(parser):
                     help="path of the library under test (include/ + sources/); default lib_c/")
     group.addoption("--sanitize", default=None, choices=("address,undefined", "thread"),
                     help="host only: build with these sanitizers")
+    group.addoption("--family", default=None, metavar="NAME[,NAME...]",
+                    help="collect only these catalogue families (harness/catalogue/<name>.py); default all")
     group.addoption("--reports-dir", default="reports", help="where JUnit, CSV and summary go")
     group.addoption("--ptl-cache", default=os.environ.get("PTL_CACHE_DIR"),
                     help="cache of builds and golden bundles (default: .cache/ptl under the rootdir)")
@@ -93,12 +96,30 @@ def pytest_addoption(parser):
     failure_summary.add_options(parser)
 
 
-def parametrize_variants(entries: list[OpEntry]):
-    """One test per variant; a case that uses a lib_c feature beyond the
-    published API carries a feature_<name> marker (`-m "not feature_x"`)."""
-    params = [pytest.param(v, id=v.id, marks=[getattr(pytest.mark, f"feature_{f}") for f in v.case.features])
-              for entry in entries for v in entry.variants()]
-    return pytest.mark.parametrize("variant", params)
+def variant_params(config) -> list:
+    """One test per variant of the families --family names (default: every
+    family of harness/catalogue). Each carries the marker family_<name>, so
+    that `-k pool` or `-m family_pool` selects a family, and a case that uses
+    a lib_c feature beyond the published API carries feature_<name>
+    (`-m "not feature_x"`)."""
+    chosen = selected_families(config.getoption("family"))
+    return [pytest.param(v, id=v.id, marks=[getattr(pytest.mark, f"family_{family}"),
+                                            *(getattr(pytest.mark, f"feature_{f}") for f in v.case.features)])
+            for family in chosen for entry in catalogue.families()[family] for v in entry.variants()]
+
+
+def selected_families(option: str | None) -> list[str]:
+    """The families a --family value names (comma-separated), all by default;
+    a name the catalogue has not is a usage error naming those it has."""
+    known = catalogue.family_names()
+    if not option:
+        return known
+    names = [name.strip() for name in option.split(",")]
+    unknown = [name for name in names if name not in known]
+    if unknown or not all(names):
+        raise pytest.UsageError(f"{option_values.label('--family', option)}: "
+                                f"the catalogue's families are {', '.join(known)}")
+    return names
 
 
 class PtlPlugin:
@@ -433,10 +454,11 @@ class PtlPlugin:
         limits = [f"-k {option.keyword}" if option.keyword else "", f"-m {option.markexpr}" if option.markexpr else "",
                   "--deselect" if getattr(option, "deselect", None) else "",
                   "--lf" if getattr(option, "lf", False) else "",
-                  f"--concurrency-slice {option.concurrency_slice}" if option.concurrency_slice is not None else ""]
+                  f"--concurrency-slice {option.concurrency_slice}" if option.concurrency_slice is not None else "",
+                  f"--family {option.family}" if option.family else ""]
         here = self.config.invocation_params.dir
-        suite = Path(__file__).resolve().parent.parent / "suite"
-        paths = [arg for arg in self.config.args if (here / arg.split("::")[0]).resolve() != suite]
+        whole = (SUITE_MODULE.parent, SUITE_MODULE)    # the suite, or its one module of every family
+        paths = [arg for arg in self.config.args if (here / arg).resolve() not in whole]
         if paths:
             limits.append(f"only {' '.join(paths)}")
         return [limit for limit in limits if limit]
@@ -638,6 +660,7 @@ def validate_options(config) -> None:
     if sanitize and target != "host":
         bad("--sanitize", sanitize, f"sanitizers exist on the host target only (--target host), not on {target}")
     _check_numbers(config, target)
+    selected_families(config.getoption("family"))    # a name the catalogue has not: one usage error
     here = config.invocation_params.dir
     asks_for_tuner = any((here / arg.split("::")[0]).resolve() == TUNER_MODULE for arg in config.args)
     if asks_for_tuner and not config.getoption("tune"):
@@ -717,6 +740,8 @@ def pytest_configure(config):
         die_with_parent_now()
     for name, meaning in FEATURES.items():
         config.addinivalue_line("markers", f"feature_{name}: a lib_c feature beyond the published API: {meaning}")
+    for name in catalogue.family_names():
+        config.addinivalue_line("markers", f"family_{name}: the variants of harness/catalogue/{name}.py")
     pytest_board.configure(config)
     failure_summary.register(config)
     config.pluginmanager.register(PtlPlugin(config), "ptl-plugin")

@@ -17,7 +17,7 @@ from harness.board.virtual import free_port, wait_listening
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
 from harness.targets.board import BoardTarget
-from suite.catalogue import linalg
+from harness.catalogue import linalg
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "ptl"       # shared with the other tests and runs: the firmware builds once
@@ -67,12 +67,12 @@ def failures_of(results: dict) -> list[str]:
 
 def suite_run(tmp_path: Path, inventory: Path, *extra: str, select: str = SUITE_SLICE,
               timeout: float = 600) -> tuple[subprocess.CompletedProcess, dict, list[dict]]:
-    """pytest on suite/test_linalg.py against the board target; returns the
+    """pytest on the linalg family (suite/test_ops.py --family linalg) against the board target; returns the
     process, summary.json and the CSV rows."""
     reports = tmp_path / "reports"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PTL_BOARD"))}
     env["PYTHONPATH"] = str(ROOT)
-    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_linalg.py"), "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "linalg", "-q",
                              "-p", "no:randomly", "-k", select, "--target", "board", "--boards", str(inventory),
                              "--ptl-cache", str(CACHE), "--reports-dir", str(reports), *extra],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)

@@ -42,7 +42,7 @@ def record_corpus(cache_dir: Path) -> list[Recording]:
     from harness.session import Session
     from harness.target import DEFAULT_LIBRARY
     from harness.targets.host import HostTarget
-    from suite.catalogue.pool import AVGPOOL, MAXPOOL
+    from harness.catalogue.pool import AVGPOOL, MAXPOOL
 
     session = Session(HostTarget(), DEFAULT_LIBRARY, cache_dir)
     payloads = {"describe": encode_payload(DESCRIBE_OP, [], [], [])}

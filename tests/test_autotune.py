@@ -311,7 +311,7 @@ def test_the_tuner_reuses_what_the_regression_measured(tmp_path, capsys):
     """conv_pw 8->9 on 3x3 is a regression case; tuning that layer whole at 8
     cores finds every kernel of it in the results database."""
     cache = tmp_path / "cache"
-    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_conv_dw_pw.py"), "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "conv_dw_pw", "-q",
                              "-p", "no:xdist", "--target", "host", "--ptl-cache", str(cache), "--reports-dir",
                              str(tmp_path / "regression"), "-k", "conv_pw-fp32-fw-Ci8xCo9xH3xW3-HWC0 and c8"],
                             capture_output=True, text=True, cwd=ROOT)

@@ -194,7 +194,7 @@ def load_serial(path) -> str:
 
 def naive_then_2x4_cases(count: int) -> list[tuple]:
     """The smallest fp32 linear FW cases, each with the naive kernel then mm_unroll_2x4, 1 core."""
-    from suite.catalogue import linalg
+    from harness.catalogue import linalg
     cases: dict = {}
     for v in linalg.LINEAR.variants():
         if v.case.dtype == "fp32" and v.case.step == "fw" and v.cores == 1 and v.kernel_name in ("mm", "mm_unroll_2x4"):

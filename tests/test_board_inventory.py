@@ -90,7 +90,7 @@ def test_a_missing_command_makes_the_target_unavailable_naming_board_and_field(t
 
 def test_the_pytest_option_reports_a_bad_inventory_as_a_usage_error_without_a_traceback(tmp_path):
     path = inventory(tmp_path, edited('"/dev/ttyUSB0"', '"http://farm:4000"'))
-    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_act.py", "--collect-only", "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "act", "--collect-only", "-q",
                              "--target", "board", "--boards", str(path)], capture_output=True, text=True,
                             timeout=120)
     output = result.stdout + result.stderr
@@ -100,7 +100,7 @@ def test_the_pytest_option_reports_a_bad_inventory_as_a_usage_error_without_a_tr
 
 
 def test_without_an_inventory_the_board_target_says_how_to_get_one(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_act.py", "--collect-only", "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "act", "--collect-only", "-q",
                              "--target", "board"], capture_output=True, text=True, timeout=120,
                             env={k: v for k, v in os.environ.items() if k != "PTL_BOARDS"})
     output = result.stdout + result.stderr

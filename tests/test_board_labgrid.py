@@ -54,7 +54,7 @@ def _stopped_run(coordinator, inventory, reports, scratch, stop) -> tuple[str, i
     """A board run of many cases, sent `stop` once it holds both places and runs cases."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PTL_BOARD"))}
     env["TMPDIR"] = str(scratch)
-    run = subprocess.Popen([sys.executable, "-m", "pytest", "suite/test_linalg.py", "-q", "-p", "no:randomly",
+    run = subprocess.Popen([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "linalg", "-q", "-p", "no:randomly",
                             "-k", "matmul and fp32", "--target", "board", "--boards", str(inventory),
                             "--ptl-cache", str(ROOT / ".cache" / "ptl"), "--reports-dir", str(reports)],
                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

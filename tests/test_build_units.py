@@ -10,7 +10,7 @@ from harness.build_units import UnitReport, first_error
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
 from harness.targets.host import HostTarget
-from suite.catalogue.pool import MAXPOOL
+from harness.catalogue.pool import MAXPOOL
 
 
 def case_of(entry, dtype):
@@ -110,7 +110,7 @@ def test_the_catalogue_digest_follows_the_golden_package(tmp_path, monkeypatch):
     """An edit to golden/ (the references every entry computes with) must
     regenerate the bundles, not only an edit to the catalogue module."""
     from harness import cases
-    from suite.catalogue.training import RNN_SEQUENCE
+    from harness.catalogue.training import RNN_SEQUENCE
     golden = tmp_path / "golden"
     golden.mkdir()
     (golden / "rnn.py").write_text("BOUND = 1\n")

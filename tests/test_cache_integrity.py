@@ -34,7 +34,7 @@ def flip(path: Path, offset: int | None = None) -> None:
 
 def run_slice(cache: Path, reports: Path) -> tuple[subprocess.CompletedProcess, dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
-    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "pool", "-q",
                              "-p", "no:xdist", "-p", "no:randomly", "--target", "host", "-k", SLICE,
                              "--ptl-cache", str(cache), "--reports-dir", str(reports)],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)

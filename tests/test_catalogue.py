@@ -1,14 +1,14 @@
-"""harness/cases.py and suite/catalogue/linalg.py: the cases and variants the suite generates."""
-import importlib
+"""harness/cases.py and harness/catalogue/linalg.py: the cases and variants the suite generates."""
 import itertools
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from harness.cases import Variant
+from harness import catalogue
+from harness.cases import STEP_CODES, Variant
 from harness.kernels import kernel_table, kernel_tables
-from suite.catalogue.linalg import ENTRIES, LINEAR, MATMUL
+from harness.catalogue.linalg import ENTRIES, LINEAR, MATMUL
 
 ALL_VARIANTS = [v for entry in ENTRIES for v in entry.variants()]
 MATMUL_CASES = MATMUL.cases()
@@ -27,11 +27,9 @@ def test_case_ids_are_unique_across_the_catalogue():
 def test_every_case_of_every_family_declares_its_footprint():
     """What a case's tensors take is what --l1-bytes judges (not_fit) and what
     GVSOC's heap places in L1, then L2 (the l2_bytes column)."""
-    folder = Path(__file__).resolve().parent.parent / "suite" / "catalogue"
-    families = sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_"))
-    assert len(families) >= 18, families
-    missing = [c.id for family in families for entry in importlib.import_module(f"suite.catalogue.{family}").ENTRIES
-               for c in entry.cases() if not c.footprint]
+    families = catalogue.families()
+    assert len(families) >= 18, list(families)
+    missing = [c.id for entries in families.values() for entry in entries for c in entry.cases() if not c.footprint]
     assert missing == []
 
 
@@ -118,7 +116,7 @@ def test_the_matmul_bias_is_checked_both_ways_on_shapes_where_the_axes_differ():
 
 
 def test_the_ds_cnn_step_reads_its_sizes_from_the_network_and_refuses_one_it_does_not_build(tmp_path, monkeypatch):
-    from suite.catalogue import training
+    from harness.catalogue import training
     assert training.DS_CNN_SHAPE["C"] == 64 and training.DS_CNN_SHAPE["K"] == 12
     # one row of config per pass of ds_cnn_passes.def, the one list the C op compiles
     config = training.DS_CNN_CONFIGS[1].tensor()
@@ -139,7 +137,7 @@ def test_a_ds_cnn_config_that_does_not_fit_is_not_fit_and_a_wrong_one_is_bad_cas
     from harness.session import Session
     from harness.target import DEFAULT_LIBRARY
     from harness.targets.host import HostTarget
-    from suite.catalogue import training
+    from harness.catalogue import training
     from tests.board_support import CACHE
     whole_pw1 = training.ds_cnn_config("pw1 FW whole", lambda p: (0, {"Co": 64, "H": 25} if (p.layer, p.step)
                                                                    == ("pw1", "fw") else {}))
@@ -154,3 +152,19 @@ def test_a_ds_cnn_config_that_does_not_fit_is_not_fit_and_a_wrong_one_is_bad_cas
     assert "do not fit near_bytes" in str(outcome[whole_pw1.id])
     assert outcome[no_such_kernel.id].kind == failures.BAD_CASE
     assert "a config row is a kernel index of the fp32 table" in str(outcome[no_such_kernel.id])
+
+
+def test_every_step_param_is_the_runners_code_for_the_cases_step():
+    """The runner ops read `step` as enum ptl_step (ptl_runner.h); the
+    catalogue sends the code of the case's step name, read from that header.
+    A step name the header has not (a typo, a new step) fails here."""
+    header = (Path(__file__).resolve().parent.parent / "harness" / "runtime" / "include" / "ptl_runner.h").read_text()
+    assert "PTL_STEP_FW = 0" in header and "PTL_STEP_SUMNODE_BW" in header
+    sent = Counter()
+    for entries in catalogue.families().values():
+        for case in (c for entry in entries for c in entry.cases()):
+            params = case.entry.params(case)
+            if "step" in params:
+                assert params["step"] == STEP_CODES[case.step], case.id
+                sent[case.step] += 1
+    assert set(sent) == {"fw", "wg", "ig", "bw", "sumnode_bw"}, sent

@@ -1,4 +1,4 @@
-"""suite/catalogue/conv2d.py: the Conv2D cases, their coverage and their L1 footprints."""
+"""harness/catalogue/conv2d.py: the Conv2D cases, their coverage and their L1 footprints."""
 import itertools
 from collections import Counter
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from harness.kernels import kernel_table
-from suite.catalogue.conv2d import (CONV2D_BW, CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, ENTRIES, IM2COL,
+from harness.catalogue.conv2d import (CONV2D_BW, CONV2D_DIRECT, CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP, ENTRIES, IM2COL,
                                     IM2ROW, KERNEL_SWEEP, REALISTIC_FULL, REALISTIC_TILE_4, REALISTIC_TILE_8, geometry)
 
 L1 = 64 * 1024

@@ -1,4 +1,4 @@
-"""suite/catalogue/conv_dw_pw.py: what the pointwise, depthwise and
+"""harness/catalogue/conv_dw_pw.py: what the pointwise, depthwise and
 transposed-convolution cases cover."""
 import itertools
 from collections import Counter
@@ -10,8 +10,8 @@ import pytest
 from golden.formats import format_named
 from harness.kernels import kernel_table
 from harness.target import Capabilities
-from suite.catalogue import conv_dw_pw
-from suite.catalogue.conv_dw_pw import (CONV_DW, CONV_PW_KERNEL_SWEEP, CONV_PW_LAYER, CONV_PW_SHAPE_SWEEP, ENTRIES,
+from harness.catalogue import conv_dw_pw
+from harness.catalogue.conv_dw_pw import (CONV_DW, CONV_PW_KERNEL_SWEEP, CONV_PW_LAYER, CONV_PW_SHAPE_SWEEP, ENTRIES,
                                         TRANSP_CONV2D_DIRECT, TRANSP_CONV2D_KERNEL_SWEEP,
                                         TRANSP_CONV2D_SHAPE_SWEEP)
 
@@ -20,7 +20,7 @@ L1_BYTES = Capabilities.__dataclass_fields__["l1_bytes"].default
 
 
 def test_variant_ids_are_unique_with_the_linear_algebra_family():
-    from suite.catalogue import linalg  # here: that catalogue's state must not stop the tests of this one
+    from harness.catalogue import linalg  # here: that catalogue's state must not stop the tests of this one
 
     ids = Counter(v.id for entry in ENTRIES + linalg.ENTRIES for v in entry.variants())
     assert [i for i, n in ids.items() if n > 1] == []

@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # nothing but the parent-death signal stops it when the session dies (a
 # QEMU that writes dies of SIGPIPE anyway).
 HANG = "void mm(void *matMul_args) { (void)matMul_args; for (volatile int spin = 1; spin;) {} }"
-QEMU_SLICE = ["suite/test_linalg.py", "-k", "matmul-fp32-fw-N64xM64xK64-trans_B0-bias0-mm-c"]
-HOST_SLICE = ["suite/test_pool.py", "-k", "maxpool and fp32"]
+QEMU_SLICE = ["suite/test_ops.py", "--family", "linalg", "-k", "matmul-fp32-fw-N64xM64xK64-trans_B0-bias0-mm-c"]
+HOST_SLICE = ["suite/test_ops.py", "--family", "pool", "-k", "maxpool and fp32"]
 
 
 def processes_mentioning(text: str, name: str = "") -> dict[int, int]:

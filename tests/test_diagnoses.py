@@ -67,7 +67,7 @@ def host_cache(tmp_path_factory) -> Path:
 
 def run_pool_slice(cache: Path, reports: Path, env: dict | None = None, *extra: str):
     env = env or {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
-    return subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-q",
+    return subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "pool", "-q",
                            "-p", "no:xdist", "-p", "no:randomly", "-k", SLICE, "--ptl-cache", str(cache),
                            "--reports-dir", str(reports), *extra],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)

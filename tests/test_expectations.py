@@ -174,7 +174,7 @@ def test_a_malformed_file_is_one_clear_error_naming_the_entry_and_field(tmp_path
 
 def test_a_malformed_file_is_a_usage_error_of_the_suite_without_a_traceback(tmp_path):
     (tmp_path / "bad.toml").write_text("[[expect]]\nkind = 'bug'\ntests = ['x']\n")
-    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "pool", "-q",
                              "-p", "no:xdist", "--target", "host", "--expect", str(tmp_path / "bad.toml"),
                              "--reports-dir", str(tmp_path / "reports")],
                             capture_output=True, text=True, cwd=ROOT, timeout=300)
@@ -218,7 +218,7 @@ tests = ["no-such-test-*"]
 reason = "stale"
 """)
     reports = tmp_path / "reports"
-    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "pool", "-q",
                              "-p", "no:xdist", "--target", "host", "--trainlib", str(library),
                              "--expect", str(tmp_path / "expect.toml"), "--reports-dir", str(reports),
                              "--ptl-cache", str(tmp_path / "cache"),

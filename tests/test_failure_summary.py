@@ -149,7 +149,7 @@ FINAL_LINE = re.compile(r"^15 failed, 3 passed, \d+ deselected in [\d.]+s")
 
 def test_a_real_failing_slice_says_one_line_per_failure_then_pytests_final_line(tmp_path):
     library = mutant_library(tmp_path / "lib", FAST_AND_WRONG)
-    out = run_pytest(["suite/test_linalg.py", "suite/test_pool.py", "--target", "host", "--trainlib", str(library),
+    out = run_pytest(["suite/test_ops.py", "--family", "linalg,pool", "--target", "host", "--trainlib", str(library),
                       "-k", SLICE, "--reports-dir", str(tmp_path / "reports"), "--ptl-cache", str(tmp_path / "cache")],
                      ROOT)
     failed = [line for line in out.splitlines() if line.startswith("FAILED ")]

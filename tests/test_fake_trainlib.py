@@ -41,7 +41,7 @@ CONV_DW = "conv_dw- and C4xH8xW8xHk3xWk3xsh2xsw2xL1xR1xU1xD1-HWC0-direct-c1"
 # split 11 columns unevenly); linear: every step, kernel and bias on 3 cores.
 LINALG = "(matmul- and N13xM11xK7 and -c8]) or (linear- and inp8xout17 and -c3])"
 SELECT = f"({POOL}) or ({CONV2D}) or ({CONV_DW}) or {LINALG}"
-MODULES = ["suite/test_pool.py", "suite/test_conv2d.py", "suite/test_conv_dw_pw.py", "suite/test_linalg.py"]
+MODULES = ["suite/test_ops.py", "--family", "pool,conv2d,conv_dw_pw,linalg"]
 
 
 @pytest.fixture(scope="module")

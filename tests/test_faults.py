@@ -25,7 +25,7 @@ def suite(cache: Path, reports: Path) -> subprocess.Popen:
     # Some of these suites are killed, which leaves their scratch runs behind:
     # keep those inside the test's own directory.
     env["TMPDIR"] = str(cache.parent)
-    return subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-q",
+    return subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "pool", "-q",
                              "-p", "no:xdist", "--target", "host", "-k", SLICE, "--ptl-cache", str(cache),
                              "--reports-dir", str(reports)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -116,7 +116,7 @@ def test_a_full_disk_is_one_classified_failure_and_leaves_no_cache_entry(tmp_pat
     from harness.session import Session
     from harness.target import DEFAULT_LIBRARY
     from harness.targets.host import HostTarget
-    from suite.catalogue.pool import MAXPOOL
+    from harness.catalogue.pool import MAXPOOL
 
     session = Session(HostTarget(), DEFAULT_LIBRARY, tmp_path)
     case = next(c for c in MAXPOOL.cases() if c.dtype == "fp32")

@@ -12,7 +12,7 @@ import pytest
 
 from golden import conv
 from golden.conv import ConvGeometry
-from suite.catalogue.conv2d import BLOCKTRANSP_SHAPES, KERNEL_SWEEP, REALISTIC_TILE_4, SHAPE_SWEEP
+from harness.catalogue.conv2d import BLOCKTRANSP_SHAPES, KERNEL_SWEEP, REALISTIC_TILE_4, SHAPE_SWEEP
 
 GEOMETRIES = [ConvGeometry(**s) for s in SHAPE_SWEEP + KERNEL_SWEEP + REALISTIC_TILE_4]
 

@@ -18,7 +18,7 @@ from golden.inputs import uniform_inputs
 SMALL = dict(H=13, W=6, C=8, Hk=4, Wk=3, sh=2, sw=2, U=1, D=2, L=1, R=1, K=5, S=2, N=2)
 DSCNN = dict(H=49, W=10, C=64, Hk=10, Wk=4, sh=2, sw=2, U=4, D=5, L=1, R=1, K=12, S=2, N=1)
 LR = 1 / 16            # exact in FP32, as the catalogue's training runs
-CE_SCALE = 1.334       # CROSSENTROPY.tolerance_scale["fp32"] (suite/catalogue/losses.py)
+CE_SCALE = 1.334       # CROSSENTROPY.tolerance_scale["fp32"] (harness/catalogue/losses.py)
 
 
 def layout(s):

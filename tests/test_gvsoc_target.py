@@ -71,7 +71,7 @@ def test_a_missing_gvsoc_names_the_install_script(tmp_path):
 
 def test_target_gvsoc_without_gvsoc_stops_with_one_line_naming_the_install_script(tmp_path):
     env = dict(os.environ, PTL_GVSOC=str(tmp_path / "nowhere"))
-    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_pool.py", "-p", "no:xdist", "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist", "-q",
                              "--collect-only", "--target", "gvsoc"], capture_output=True, text=True, cwd=ROOT,
                             env=env, timeout=120)
     assert result.returncode == 4, result.stdout + result.stderr

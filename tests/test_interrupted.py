@@ -35,7 +35,7 @@ def _interrupted_run(tmp_path: Path, cache: Path, signum: int, *extra: str) -> t
     # Unbuffered: the pause line arrives as it is printed, not 8 KiB at a time.
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, "PYTHONUNBUFFERED": "1",
            "PTL_TEST_PAUSE_AFTER": "3"}
-    run = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-p", "no:xdist",
+    run = subprocess.Popen([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "pool", "-p", "no:xdist",
                             "-v", "-p", "no:randomly", "-p", "tests.pause_plugin", "--target", "host", "-k", SLICE,
                             "--ptl-cache", str(cache), "--reports-dir", str(reports), *extra],
                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -82,7 +82,7 @@ def test_an_interrupted_run_says_so_in_every_report_and_on_its_last_line(tmp_pat
 
 def test_a_whole_run_says_it_is_whole(tmp_path, cache):
     reports = tmp_path / "reports"
-    run = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-p", "no:xdist", "-q",
+    run = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "pool", "-p", "no:xdist", "-q",
                           "--target", "host", "-k", "maxpool and fp32 and C2", "--ptl-cache", str(cache),
                           "--reports-dir", str(reports)], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-2000:]

@@ -46,7 +46,7 @@ def test_duplicate_strong_definitions_are_found_in_host_and_riscv_objects(tmp_pa
 def test_two_library_sources_defining_the_same_function_fail_the_build_naming_both(tmp_path):
     from harness.session import Session
     from harness.targets.host import HostTarget
-    from suite.catalogue.pool import MAXPOOL
+    from harness.catalogue.pool import MAXPOOL
 
     library = tmp_path / "lib"
     shutil.copytree(ROOT / "lib_c", library)

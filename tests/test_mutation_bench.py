@@ -101,13 +101,13 @@ def test_every_family_names_entries_that_its_modules_have():
     for family in bench.FAMILIES:
         names = set()
         for module in family.modules:
-            catalogue = __import__(f"suite.catalogue.{module}", fromlist=["ENTRIES"])
+            catalogue = __import__(f"harness.catalogue.{module}", fromlist=["ENTRIES"])
             names |= {e.name for e in catalogue.ENTRIES if isinstance(e, OpEntry)}
         pattern = re.compile(f"(?:{family.entries})")
         assert any(pattern.fullmatch(n) for n in names), f"{family.name}: no entry of {family.modules} matches"
         for alternative in family.entries.split("|"):
             assert alternative == ".*" or alternative in names, f"{family.name}: no entry {alternative!r}"
-        training = {e.name for e in __import__("suite.catalogue.training", fromlist=["ENTRIES"]).ENTRIES}
+        training = {e.name for e in __import__("harness.catalogue.training", fromlist=["ENTRIES"]).ENTRIES}
         for run in filter(None, family.training.split("|")):
             assert run in training, f"{family.name}: no training run {run!r}"
 

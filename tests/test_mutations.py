@@ -15,7 +15,6 @@ value on every run, however busy the machine.
 from __future__ import annotations
 
 import csv
-import importlib
 import os
 import shutil
 import subprocess
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import toolchain
+from harness import catalogue, toolchain
 from tests.mutants import LIBRARY, SourceEdit, mutant_library
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -521,15 +520,14 @@ MUTATIONS = [
 ]
 
 
-def suite_module(select: str) -> Path:
-    """The suite module of the family a slice starts with (suite/test_<catalogue>.py),
-    so that a run collects only that family."""
-    family = select.split("-", 1)[0]
-    for path in sorted((ROOT / "suite" / "catalogue").glob("*.py")):
-        catalogue = importlib.import_module(f"suite.catalogue.{path.stem}")
-        if any(entry.name == family for entry in getattr(catalogue, "ENTRIES", [])):
-            return ROOT / "suite" / f"test_{path.stem}.py"
-    raise LookupError(f"no catalogue has an entry named {family!r}")
+def catalogue_family(select: str) -> str:
+    """The catalogue family of the entry a slice starts with, so that a run
+    collects only that family (--family)."""
+    entry_name = select.split("-", 1)[0]
+    for family, entries in catalogue.families().items():
+        if any(entry.name == entry_name for entry in entries):
+            return family
+    raise LookupError(f"no catalogue has an entry named {entry_name!r}")
 
 
 def run_slice(library: Path, select: str, workdir: Path, cache: Path,
@@ -538,7 +536,7 @@ def run_slice(library: Path, select: str, workdir: Path, cache: Path,
     """Run a slice of the suite on a target (host: with the team in
     team_order); return CSV rows and failure texts by test id."""
     reports = workdir / "reports"
-    argv = [sys.executable, "-m", "pytest", str(suite_module(select)), "-p", "no:xdist", "-q",
+    argv = [sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", catalogue_family(select), "-p", "no:xdist", "-q",
             "--target", target, "--trainlib", str(library), "-k", select,
             "--reports-dir", str(reports), "--ptl-cache", str(cache), *extra]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}

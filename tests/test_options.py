@@ -37,7 +37,7 @@ USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR
     (["--ptl-cache", "README.md/cache"], "--ptl-cache README.md/cache: README.md is a file"),
 ])
 def test_a_bad_option_is_one_usage_error_without_a_traceback(args, says):
-    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_pool.py", "-p", "no:xdist", "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist", "-q",
                              "--collect-only", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == USAGE_ERROR, result.stdout + result.stderr
     assert says in result.stderr
@@ -55,7 +55,7 @@ def test_a_bad_option_is_one_usage_error_without_a_traceback(args, says):
     ("PTL_QEMU_CONSOLE", "serial", "PTL_QEMU_CONSOLE=serial: must be one of semihost, uart"),
 ])
 def test_a_bad_environment_variable_is_one_usage_error_naming_it(variable, value, says):
-    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_pool.py", "-p", "no:xdist", "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist", "-q",
                              "--collect-only"], capture_output=True, text=True, cwd=ROOT, timeout=120,
                             env={**os.environ, variable: value})
     assert result.returncode == USAGE_ERROR, result.stdout + result.stderr
@@ -67,7 +67,7 @@ def test_a_bad_environment_variable_is_one_usage_error_naming_it(variable, value
                                           ("0", False), ("false", False), ("No", False), ("off", False), ("", False)])
 def test_ptl_perf_gate_takes_the_usual_spellings_and_0_is_off(tmp_path, value, gated):
     """With the gate on, a missing baseline is a usage error; off, it is never read."""
-    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_pool.py", "-p", "no:xdist", "-q",
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist", "-q",
                              "--collect-only", "--perf-baseline", str(tmp_path / "none.txt")],
                             capture_output=True, text=True, cwd=ROOT, timeout=120,
                             env={**os.environ, "PTL_PERF_GATE": value})

@@ -92,7 +92,7 @@ def test_the_baseline_is_one_line_per_case_and_reads_back_exactly(tmp_path):
 def _run(library: Path, tmp_path: Path, reports: str, *extra: str) -> tuple[dict, dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     env["TMPDIR"] = str(tmp_path)
-    subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_linalg.py"), "-q", "-p", "no:xdist",
+    subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "linalg", "-q", "-p", "no:xdist",
                     "--target", "qemu", "-k", SLICE, "--trainlib", str(library), "--ptl-cache", str(tmp_path / "cache"),
                     "--reports-dir", str(tmp_path / reports), *extra], cwd=ROOT, env=env, capture_output=True)
     with open(tmp_path / reports / "results.csv", newline="") as handle:
@@ -144,7 +144,7 @@ def test_the_committed_baseline_records_this_machines_toolchain():
 def test_the_gate_refuses_a_baseline_of_another_toolchain_in_one_line(tmp_path, recorded):
     baseline = tmp_path / "qemu.txt"
     baseline.write_text(perf_gate.format_baseline({"a-k-c1": Counts("instructions", 1, 1)}, "qemu", recorded))
-    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_linalg.py"), "-p", "no:xdist",
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "linalg", "-p", "no:xdist",
                              "-q", "--collect-only", "--target", "qemu", "--perf-gate", "--perf-baseline",
                              str(baseline)], cwd=ROOT, capture_output=True, text=True)
     differs = perf_gate.toolchain_differences(recorded, make_target("qemu").toolchain_fingerprint())

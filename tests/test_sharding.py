@@ -25,7 +25,7 @@ SLICE = "maxpool and fp32"      # 60 variants in 20 cases, one build
 def _pytest(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     env["TMPDIR"] = str(tmp_path)
-    return subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_pool.py"), "-p", "no:xdist",
+    return subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "pool", "-p", "no:xdist",
                            "--target", "host", "--ptl-cache", str(tmp_path / "cache"), *args],
                           cwd=ROOT, env=env, capture_output=True, text=True)
 
@@ -96,7 +96,7 @@ def test_sharded_reports_merge_into_the_unsharded_outcome(tmp_path):
     assert merged["outcomes"] == json.loads((tmp_path / "whole" / "summary.json").read_text())["outcomes"]
     assert [s["index"] for s in merged["shards"]] == [1, 2] and merged["balance"] >= 1.0
     assert merged["interrupted"] is False and merged["not_run"] == 0 and merged["run"] == len(outcomes(tmp_path / "whole"))
-    assert merged["partial"] == [f"-k {SLICE}", "only " + str(ROOT / "suite" / "test_pool.py")]  # baseline update
+    assert merged["partial"] == [f"-k {SLICE}", "--family pool"]  # baseline update
     assert merged["toolchain"] == json.loads((tmp_path / "whole" / "summary.json").read_text())["toolchain"]
 
     job_summary = tmp_path / "step_summary.md"

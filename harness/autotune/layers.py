@@ -27,7 +27,7 @@ from pathlib import Path
 
 from harness.cases import OpEntry
 from harness.toml_input import TomlInputError, read_toml
-from suite.catalogue import conv2d, conv_dw_pw, linalg, pool
+from harness.catalogue import conv2d, conv_dw_pw, linalg, pool
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def serve(args) -> int:
                 board.flash(firmware)
         print(f"# inventory written to {path}. Try:\n"
               f"#   python -m harness boards check {path}\n"
-              f"#   python -m pytest suite/test_linalg.py --target board --boards {path} -n {args.count}\n"
+              f"#   python -m pytest suite/test_ops.py --family linalg --target board --boards {path} -n {args.count}\n"
               f"# Ctrl-C stops the boards.", flush=True)
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -23,8 +23,8 @@ from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY, run_command  # noqa: E402
 from harness.targets.gvsoc import (BUDGET_SYMBOL, SELF_TEST, GvsocTarget, cycle_budget, elf_with_payload,  # noqa: E402
                                    elf_with_word, gvsoc_argv, layout)
-from suite.catalogue.conv2d import CONV2D_KERNEL_SWEEP  # noqa: E402
-from suite.catalogue.linalg import MATMUL  # noqa: E402
+from harness.catalogue.conv2d import CONV2D_KERNEL_SWEEP  # noqa: E402
+from harness.catalogue.linalg import MATMUL  # noqa: E402
 
 HERE = Path(__file__).parent
 WATCHDOG_BUDGET = 2_000_000

@@ -23,6 +23,11 @@
 #define PTL_MAX_TENSORS 16
 #define PTL_MAX_CORES 8
 
+/* The `step` param of every op that has steps: which pass of a layer runs.
+ * The catalogue's step names are these, lower-cased (harness/cases.py reads
+ * them from here): "fw", "wg", "ig", "bw", "sumnode_bw". */
+enum ptl_step { PTL_STEP_FW = 0, PTL_STEP_WG = 1, PTL_STEP_IG = 2, PTL_STEP_BW = 3, PTL_STEP_SUMNODE_BW = 4 };
+
 struct ptl_tensor {
     uint32_t dtype;
     uint32_t count;

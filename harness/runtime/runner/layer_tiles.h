@@ -17,7 +17,6 @@
 /* ---- The pointwise (1x1) convolution ----------------------------------------------------
  * Tensors (CHW): x [Ci x H x W], W [Co x Ci], dy and y [Co x H x W]
  * (HWC: x [H x W x Ci], W [Ci x Co], dy and y [H x W x Co]). */
-enum { PW_STEP_FW = 0, PW_STEP_WG = 1, PW_STEP_IG = 2, PW_STEP_BW = 3 };
 
 struct pw_shape {
     int Ci, Co, H, W, hwc, step;
@@ -28,13 +27,13 @@ struct pw_shape {
  * HWC; FW and WG in CHW none; BW the larger of WG's and IG's. */
 static inline uint32_t pw_transpose_count(const struct pw_shape *s, int step)
 {
-    if (step == PW_STEP_BW) {
-        const uint32_t wg = pw_transpose_count(s, PW_STEP_WG), ig = pw_transpose_count(s, PW_STEP_IG);
+    if (step == PTL_STEP_BW) {
+        const uint32_t wg = pw_transpose_count(s, PTL_STEP_WG), ig = pw_transpose_count(s, PTL_STEP_IG);
         return wg > ig ? wg : ig;
     }
-    if (step == PW_STEP_IG)
+    if (step == PTL_STEP_IG)
         return (uint32_t)(s->Ci * s->Co);
-    if (step == PW_STEP_WG && s->hwc)
+    if (step == PTL_STEP_WG && s->hwc)
         return (uint32_t)(s->Ci * s->H * s->W);
     return 0;
 }
@@ -52,7 +51,7 @@ static inline void pw_prepare(struct pw_call *call, const struct pw_shape *s, PT
                        PTL_T *dw, PTL_T *dx, PTL_T *transpose, int kernel)
 {
     const int n_in = s->Ci * s->H * s->W, n_out = s->Co * s->H * s->W, n_w = s->Ci * s->Co;
-    const int bw = s->step == PW_STEP_BW;
+    const int bw = s->step == PTL_STEP_BW;
     call->input = (struct PTL_S(blob)){.data = x, .diff = dx, .dim = n_in, .W = s->W, .H = s->H, .C = s->Ci};
     call->coeff = (struct PTL_S(blob)){.data = w, .diff = dw, .dim = n_w, .W = 1, .H = 1, .C = s->Ci};
     call->output = (struct PTL_S(blob)){.data = y, .diff = dy, .dim = n_out, .W = s->W, .H = s->H, .C = s->Co};
@@ -61,8 +60,8 @@ static inline void pw_prepare(struct pw_call *call, const struct pw_shape *s, PT
         .coeff = &call->coeff,
         .output = &call->output,
         .transpose_buffer = transpose,
-        .skip_wg_grad = !(s->step == PW_STEP_WG || bw),
-        .skip_in_grad = !(s->step == PW_STEP_IG || bw),
+        .skip_wg_grad = !(s->step == PTL_STEP_WG || bw),
+        .skip_in_grad = !(s->step == PTL_STEP_IG || bw),
         .opt_matmul_type_fw = kernel,
         .opt_matmul_type_wg = kernel,
         .opt_matmul_type_ig = kernel,
@@ -73,11 +72,11 @@ static inline void pw_prepare(struct pw_call *call, const struct pw_shape *s, PT
 
 static inline void pw_run(struct pw_call *call)
 {
-    if (call->step == PW_STEP_FW)
+    if (call->step == PTL_STEP_FW)
         PTL_F(pulp_conv_pw_, _fw_cl)(&call->args);
-    else if (call->step == PW_STEP_BW)
+    else if (call->step == PTL_STEP_BW)
         PTL_F(pulp_conv_pw_, _bw_cl)(&call->args);
-    else if (call->step == PW_STEP_WG)
+    else if (call->step == PTL_STEP_WG)
         PTL_F(pulp_conv_pw_, _bw_param_grads_cl)(&call->args);
     else
         PTL_F(pulp_conv_pw_, _bw_input_grads_cl)(&call->args);
@@ -93,9 +92,9 @@ struct pw_layer {
 static inline int pw_tile_count(const struct pw_layer *l)
 {
     const struct pw_shape *s = &l->s;
-    if (s->step == PW_STEP_FW)
+    if (s->step == PTL_STEP_FW)
         return tiles_along(s->Co, l->tco) * tiles_along(s->H, l->th);
-    if (s->step == PW_STEP_WG)
+    if (s->step == PTL_STEP_WG)
         return tiles_along(s->Co, l->tco) * tiles_along(s->Ci, l->tci);
     return tiles_along(s->Ci, l->tci) * tiles_along(s->H, l->th);
 }
@@ -106,18 +105,18 @@ static inline void pw_tile(const struct pw_layer *l, int t, struct pw_shape *cal
 {
     const struct pw_shape *s = &l->s;
     const int hw = s->H * s->W, step = s->step;
-    const int a_tile = step == PW_STEP_IG ? l->tci : l->tco, b_tile = step == PW_STEP_WG ? l->tci : l->th;
-    const int a_length = step == PW_STEP_IG ? s->Ci : s->Co, b_length = step == PW_STEP_WG ? s->Ci : s->H;
+    const int a_tile = step == PTL_STEP_IG ? l->tci : l->tco, b_tile = step == PTL_STEP_WG ? l->tci : l->th;
+    const int a_length = step == PTL_STEP_IG ? s->Ci : s->Co, b_length = step == PTL_STEP_WG ? s->Ci : s->H;
     const int per_row = tiles_along(b_length, b_tile);
     const int a0 = t / per_row * a_tile, b0 = t % per_row * b_tile;
     const int na = a_length - a0 < a_tile ? a_length - a0 : a_tile;
     const int nb = b_length - b0 < b_tile ? b_length - b0 : b_tile;
-    if (step == PW_STEP_FW) { /* a: Co, b: H rows */
+    if (step == PTL_STEP_FW) { /* a: Co, b: H rows */
         *call = (struct pw_shape){.Ci = s->Ci, .Co = na, .H = nb, .W = s->W, .step = step};
         tile->in[0] = (struct tiled_copy){l->w + a0 * s->Ci, na * s->Ci, 1, 0};
         tile->in[1] = (struct tiled_copy){l->x + b0 * s->W, nb * s->W, s->Ci, hw};
         tile->out[0] = (struct tiled_copy){l->y + a0 * hw + b0 * s->W, nb * s->W, na, hw};
-    } else if (step == PW_STEP_WG) { /* a: Co, b: Ci */
+    } else if (step == PTL_STEP_WG) { /* a: Co, b: Ci */
         *call = (struct pw_shape){.Ci = nb, .Co = na, .H = s->H, .W = s->W, .step = step};
         tile->in[0] = (struct tiled_copy){l->dy + a0 * hw, na * hw, 1, 0};
         tile->in[1] = (struct tiled_copy){l->x + b0 * hw, nb * hw, 1, 0};
@@ -143,9 +142,9 @@ static inline void pw_compute(const void *op, int t, void *const in[TILED_MAX_IN
     struct tiled_tile unused = {0};
     pw_tile(l, t, &s, &unused);
     struct pw_call call;
-    if (s.step == PW_STEP_FW)
+    if (s.step == PTL_STEP_FW)
         pw_prepare(&call, &s, in[1], in[0], NULL, out[0], NULL, NULL, l->transpose, l->kernel);
-    else if (s.step == PW_STEP_WG)
+    else if (s.step == PTL_STEP_WG)
         pw_prepare(&call, &s, in[1], NULL, in[0], NULL, out[0], NULL, l->transpose, l->kernel);
     else
         pw_prepare(&call, &s, NULL, in[0], in[1], NULL, NULL, out[0], l->transpose, l->kernel);
@@ -153,14 +152,13 @@ static inline void pw_compute(const void *op, int t, void *const in[TILED_MAX_IN
 }
 
 /* ---- The linear layer: y [out] = W [out x in] x [in] (+ b [out]) ---------------------------------- */
-enum { LINEAR_STEP_FW = 0, LINEAR_STEP_WG = 1, LINEAR_STEP_IG = 2 };
 
 /* The step's call: FW, WG (bw_param_grads) or IG (bw_input_grads). */
 static inline void linear_call(struct PTL_S(Linear_args) *args, int step)
 {
-    if (step == LINEAR_STEP_FW)
+    if (step == PTL_STEP_FW)
         PTL_F(pulp_linear_, _fw_cl)(args);
-    else if (step == LINEAR_STEP_WG)
+    else if (step == PTL_STEP_WG)
         PTL_F(pulp_linear_, _bw_param_grads_cl)(args);
     else
         PTL_F(pulp_linear_, _bw_input_grads_cl)(args);
@@ -176,18 +174,18 @@ struct linear_layer {
 static inline void linear_tile(const struct linear_layer *l, int t, int *o0, int *no, int *i0, int *ni,
                         struct tiled_tile *tile)
 {
-    const int per_row = l->step == LINEAR_STEP_WG ? tiles_along(l->in, l->tinp) : 1;
+    const int per_row = l->step == PTL_STEP_WG ? tiles_along(l->in, l->tinp) : 1;
     const int a = t / per_row, b = t % per_row;
-    *o0 = l->step == LINEAR_STEP_IG ? 0 : a * l->tout;
-    *i0 = l->step == LINEAR_STEP_IG ? a * l->tinp : l->step == LINEAR_STEP_WG ? b * l->tinp : 0;
-    *no = l->step == LINEAR_STEP_IG ? l->out : (l->out - *o0 < l->tout ? l->out - *o0 : l->tout);
-    *ni = l->step == LINEAR_STEP_FW ? l->in : (l->in - *i0 < l->tinp ? l->in - *i0 : l->tinp);
-    if (l->step == LINEAR_STEP_FW) {
+    *o0 = l->step == PTL_STEP_IG ? 0 : a * l->tout;
+    *i0 = l->step == PTL_STEP_IG ? a * l->tinp : l->step == PTL_STEP_WG ? b * l->tinp : 0;
+    *no = l->step == PTL_STEP_IG ? l->out : (l->out - *o0 < l->tout ? l->out - *o0 : l->tout);
+    *ni = l->step == PTL_STEP_FW ? l->in : (l->in - *i0 < l->tinp ? l->in - *i0 : l->tinp);
+    if (l->step == PTL_STEP_FW) {
         tile->in[0] = (struct tiled_copy){l->w + *o0 * l->in, *no * l->in, 1, 0};
         tile->in[1] = (struct tiled_copy){l->x, l->in, 1, 0};
         tile->in[2] = (struct tiled_copy){l->b + *o0, *no, l->bias, 0};
         tile->out[0] = (struct tiled_copy){l->y + *o0, *no, 1, 0};
-    } else if (l->step == LINEAR_STEP_WG) {
+    } else if (l->step == PTL_STEP_WG) {
         tile->in[0] = (struct tiled_copy){l->dy + *o0, *no, 1, 0};
         tile->in[1] = (struct tiled_copy){l->x + *i0, *ni, 1, 0};
         tile->out[0] = (struct tiled_copy){l->dw + *o0 * l->in + *i0, *ni, *no, l->in};
@@ -211,10 +209,10 @@ static inline void linear_compute(const void *op, int t, void *const in[TILED_MA
     int o0, no, i0, ni;
     struct tiled_tile copies = {0};
     linear_tile(l, t, &o0, &no, &i0, &ni, &copies);
-    const int fw = l->step == LINEAR_STEP_FW, wg = l->step == LINEAR_STEP_WG;
+    const int fw = l->step == PTL_STEP_FW, wg = l->step == PTL_STEP_WG;
     const int bias = l->bias && (fw || (wg && i0 == 0));
     PTL_T *x = fw ? in[1] : wg ? in[1] : NULL, *w = wg ? NULL : in[0], *dy = fw ? NULL : wg ? in[0] : in[1];
-    struct PTL_S(blob) input = {.data = x, .diff = l->step == LINEAR_STEP_IG ? out[0] : NULL, .dim = ni,
+    struct PTL_S(blob) input = {.data = x, .diff = l->step == PTL_STEP_IG ? out[0] : NULL, .dim = ni,
                                 .W = 1, .H = 1, .C = ni};
     struct PTL_S(blob) coeff = {.data = w, .diff = wg ? out[0] : NULL, .dim = ni * no, .W = ni, .H = no, .C = 1};
     struct PTL_S(blob) bias_blob = {.data = fw ? in[2] : NULL, .diff = wg ? out[1] : NULL, .dim = no,
@@ -222,7 +220,7 @@ static inline void linear_compute(const void *op, int t, void *const in[TILED_MA
     struct PTL_S(blob) output = {.data = fw ? out[0] : NULL, .diff = dy, .dim = no, .W = 1, .H = 1, .C = no};
     struct PTL_S(Linear_args) args = {
         .input = &input, .coeff = &coeff, .bias = &bias_blob, .output = &output,
-        .skip_wg_grad = !wg, .skip_in_grad = l->step != LINEAR_STEP_IG,
+        .skip_wg_grad = !wg, .skip_in_grad = l->step != PTL_STEP_IG,
         .opt_matmul_type_fw = l->kernel, .opt_matmul_type_wg = l->kernel, .opt_matmul_type_ig = l->kernel,
         .use_biases = bias,
     };
@@ -231,9 +229,9 @@ static inline void linear_compute(const void *op, int t, void *const in[TILED_MA
 
 static inline int linear_tile_count(const struct linear_layer *l)
 {
-    if (l->step == LINEAR_STEP_FW)
+    if (l->step == PTL_STEP_FW)
         return tiles_along(l->out, l->tout);
-    if (l->step == LINEAR_STEP_WG)
+    if (l->step == PTL_STEP_WG)
         return tiles_along(l->out, l->tout) * tiles_along(l->in, l->tinp);
     return tiles_along(l->in, l->tinp);
 }

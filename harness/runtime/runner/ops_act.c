@@ -10,7 +10,7 @@
  *   slope_milli  LeakyReLU only: negative_slope = slope_milli / 1000, computed
  *                as the binary32 quotient (float)slope_milli / 1000.0f and, for
  *                fp16, rounded once more to fp16 (golden/act.py does the same)
- *   step         0 FW, 1 BW
+ *   step         FW or BW (enum ptl_step)
  * Tensors: x (input->data), y (output->data), dy (output->diff) in; y (FW)
  * or dx (BW, input->diff) out. Sigmoid takes y as an input: its BW reads
  * the forward result from output->data, not x. Only the tensors a step
@@ -28,7 +28,6 @@
 
 #define ACT_OUTPUTS "y dx"
 
-enum { ACT_STEP_FW = 0, ACT_STEP_BW = 1 };
 
 typedef void (*primitive_fn)(void *);
 
@@ -40,8 +39,8 @@ static int act_read_shape(const struct ptl_case *c, uint32_t vi, int *n, int *st
 {
     *n = ptl_param(c, "n", vi);
     *step = ptl_param(c, "step", vi);
-    if (*n < 1 || (*step != ACT_STEP_FW && *step != ACT_STEP_BW)) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "activation params need n >= 1 and step 0 (FW) or 1 (BW)");
+    if (*n < 1 || (*step != PTL_STEP_FW && *step != PTL_STEP_BW)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "activation params need n >= 1 and step FW or BW");
         return PTL_ERR_BAD_CASE;
     }
     return PTL_OK;
@@ -53,7 +52,7 @@ static int run_act(const struct ptl_case *c, uint32_t vi, int n, int step, enum 
                    struct PTL_S(blob) *input, struct PTL_S(blob) *output, void *args,
                    primitive_fn fw_fn, primitive_fn bw_fn)
 {
-    const int fw = step == ACT_STEP_FW;
+    const int fw = step == PTL_STEP_FW;
     const uint32_t count = (uint32_t)n;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);

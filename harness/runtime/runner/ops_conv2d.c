@@ -38,7 +38,6 @@
 
 /* BW: both gradients from one pulp_conv2d_*_bw_cl call (WG, then IG, in the
  * same work buffers). */
-enum { CONV_STEP_FW = 0, CONV_STEP_WG = 1, CONV_STEP_IG = 2, CONV_STEP_BW = 3 };
 
 struct conv_geometry {
     int Ci, H, W, Co, Hk, Wk, sh, sw, L, R, U, D, hwc;
@@ -94,13 +93,13 @@ static uint32_t i2c_count(const struct conv_geometry *g, int mod)
  * larger of the two. */
 static uint32_t bt_count(const struct conv_geometry *g, int step)
 {
-    if (step == CONV_STEP_BW) {
-        const uint32_t wg = bt_count(g, CONV_STEP_WG), ig = bt_count(g, CONV_STEP_IG);
+    if (step == PTL_STEP_BW) {
+        const uint32_t wg = bt_count(g, PTL_STEP_WG), ig = bt_count(g, PTL_STEP_IG);
         return wg > ig ? wg : ig;
     }
-    if (step == CONV_STEP_IG)
+    if (step == PTL_STEP_IG)
         return g->n_w;
-    return step == CONV_STEP_WG && g->hwc ? g->n_out : 0;
+    return step == PTL_STEP_WG && g->hwc ? g->n_out : 0;
 }
 
 /* ---- the layer -------------------------------------------------------------------- */
@@ -113,13 +112,13 @@ static int run_conv2d_path(const struct ptl_case *c, struct ptl_variant v, uint3
     if (status)
         return status;
     const int use_bias = ptl_param(c, "USE_BIASES", vi), step = ptl_param(c, "step", vi);
-    if (step < CONV_STEP_FW || step > CONV_STEP_BW || (use_bias != 0 && use_bias != 1) ||
+    if (step < PTL_STEP_FW || step > PTL_STEP_BW || (use_bias != 0 && use_bias != 1) ||
         (use_im2col != 0 && use_im2col != 1) || (use_dma != 0 && use_dma != 1)) {
         ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv2d: step must be 0 to 3, and the USE_ flags 0 or 1");
         return PTL_ERR_BAD_CASE;
     }
-    const int fw = step == CONV_STEP_FW, bw = step == CONV_STEP_BW;
-    const int wg = step == CONV_STEP_WG || bw, ig = step == CONV_STEP_IG || bw;
+    const int fw = step == PTL_STEP_FW, bw = step == PTL_STEP_BW;
+    const int wg = step == PTL_STEP_WG || bw, ig = step == PTL_STEP_IG || bw;
     const uint32_t i2c_wg = i2c_count(&g, 0), i2c_ig = i2c_count(&g, 1);
     const int reads_x = fw || wg, reads_w = fw || ig, reads_b = fw && use_bias, reads_dy = wg || ig;
     const int with_db = wg && use_bias;

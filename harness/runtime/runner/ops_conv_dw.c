@@ -25,7 +25,6 @@
 #define CONV_DW_INPUTS "x W dy"
 #define CONV_DW_OUTPUTS "y dW dx"
 
-enum { DW_STEP_FW = 0, DW_STEP_WG = 1, DW_STEP_IG = 2, DW_STEP_BW = 3 };
 
 struct dw_shape {
     int C, H, W, Hk, Wk, sh, sw, L, R, U, D, hwc, step;
@@ -51,10 +50,10 @@ static int dw_read_shape(const struct ptl_case *c, uint32_t vi, struct dw_shape 
     };
     const int ok = s->C > 0 && s->H > 0 && s->W > 0 && s->Hk > 0 && s->Wk > 0 && s->sh > 0 && s->sw > 0 &&
                    s->L >= 0 && s->R >= 0 && s->U >= 0 && s->D >= 0 && (s->hwc == 0 || s->hwc == 1) &&
-                   s->step >= DW_STEP_FW && s->step <= DW_STEP_BW;
+                   s->step >= PTL_STEP_FW && s->step <= PTL_STEP_BW;
     if (!ok || s->H + s->U + s->D < s->Hk || s->W + s->L + s->R < s->Wk) {
         ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv_dw: sizes and strides must be >= 1, pads >= 0, HWC 0 or 1, "
-                                             "step 0 to 3, and the padded input at least as large as the kernel");
+                                             "step FW, WG, IG or BW, and the padded input at least as large as the kernel");
         return PTL_ERR_BAD_CASE;
     }
     s->Ho = (s->H + s->U + s->D - s->Hk) / s->sh + 1;
@@ -88,8 +87,8 @@ static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t 
 #endif
     const uint32_t n_in = (uint32_t)(s.C * s.H * s.W), n_out = (uint32_t)(s.C * s.Ho * s.Wo);
     const uint32_t n_w = (uint32_t)(s.C * s.Hk * s.Wk);
-    const int fw = s.step == DW_STEP_FW, bw = s.step == DW_STEP_BW;
-    const int wg = s.step == DW_STEP_WG || bw, ig = s.step == DW_STEP_IG || bw;
+    const int fw = s.step == PTL_STEP_FW, bw = s.step == PTL_STEP_BW;
+    const int wg = s.step == PTL_STEP_WG || bw, ig = s.step == PTL_STEP_IG || bw;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     PTL_T *x = fw || wg ? op_frame_input(&f, "x", n_in) : NULL;

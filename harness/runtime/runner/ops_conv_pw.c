@@ -9,7 +9,7 @@
  *   x [Ci x H x W], W [Co x Ci], dy and y [Co x H x W]
  *   (HWC: x [H x W x Ci], W [Ci x Co], dy and y [H x W x Co]);
  * dW is laid out like W, dx like x. Only the tensors a step reads are copied
- * (the footprint in suite/catalogue/conv_dw_pw.py counts the same ones);
+ * (the footprint in harness/catalogue/conv_dw_pw.py counts the same ones);
  * transpose_buffer is allocated, guarded and NaN-filled, at the size the
  * step needs (pulp_conv_pw_fp32.h), and not at all where it needs none.
  */
@@ -39,8 +39,8 @@ static int pw_read_shape(const struct ptl_case *c, uint32_t vi, struct pw_shape 
         .step = ptl_param(c, "step", vi),
     };
     if (s->Ci < 1 || s->Co < 1 || s->H < 1 || s->W < 1 || (s->hwc != 0 && s->hwc != 1) ||
-        s->step < PW_STEP_FW || s->step > PW_STEP_BW) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv_pw: Ci, Co, H, W must be >= 1, HWC 0 or 1, step 0 to 3");
+        s->step < PTL_STEP_FW || s->step > PTL_STEP_BW) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv_pw: Ci, Co, H, W must be >= 1, HWC 0 or 1, step FW, WG, IG or BW");
         return PTL_ERR_BAD_CASE;
     }
     return PTL_OK;
@@ -54,8 +54,8 @@ static int run_conv_pw(const struct ptl_case *c, struct ptl_variant v, uint32_t 
         return status;
     const uint32_t n_in = (uint32_t)(s.Ci * s.H * s.W), n_out = (uint32_t)(s.Co * s.H * s.W);
     const uint32_t n_w = (uint32_t)(s.Ci * s.Co);
-    const int fw = s.step == PW_STEP_FW, bw = s.step == PW_STEP_BW;
-    const int wg = s.step == PW_STEP_WG || bw, ig = s.step == PW_STEP_IG || bw;
+    const int fw = s.step == PTL_STEP_FW, bw = s.step == PTL_STEP_BW;
+    const int wg = s.step == PTL_STEP_WG || bw, ig = s.step == PTL_STEP_IG || bw;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     PTL_T *x = fw || wg ? op_frame_input(&f, "x", n_in) : NULL;
@@ -94,7 +94,7 @@ static int pw_read_layer(const struct ptl_case *c, uint32_t vi, struct pw_layer 
     l->tci = ptl_param(c, "tCi", vi);
     l->th = ptl_param(c, "tH", vi);
     const struct pw_shape *s = &l->s;
-    if (s->hwc || s->step == PW_STEP_BW || l->tco < 1 || l->tco > s->Co || l->tci < 1 || l->tci > s->Ci ||
+    if (s->hwc || s->step == PTL_STEP_BW || l->tco < 1 || l->tco > s->Co || l->tci < 1 || l->tci > s->Ci ||
         l->th < 1 || l->th > s->H) {
         ptl_emit_error(vi, PTL_ERR_BAD_CASE, "conv_pw_layer: CHW, step fw, wg or ig, tiles 1 to the size");
         return PTL_ERR_BAD_CASE;
@@ -111,7 +111,7 @@ static int run_conv_pw_layer(const struct ptl_case *c, struct ptl_variant v, uin
     const struct pw_shape *s = &l.s;
     const uint32_t n_in = (uint32_t)(s->Ci * s->H * s->W), n_out = (uint32_t)(s->Co * s->H * s->W);
     const uint32_t n_w = (uint32_t)(s->Ci * s->Co);
-    const int fw = s->step == PW_STEP_FW, wg = s->step == PW_STEP_WG, ig = s->step == PW_STEP_IG;
+    const int fw = s->step == PTL_STEP_FW, wg = s->step == PTL_STEP_WG, ig = s->step == PTL_STEP_IG;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     ptl_place_buffers(PTL_PLACE_FAR);

@@ -68,12 +68,12 @@ static int run_linear(const struct ptl_case *c, struct ptl_variant v, uint32_t v
 {
     const int in = ptl_param(c, "in", vi), out = ptl_param(c, "out", vi);
     const int use_bias = ptl_param(c, "use_biases", vi), step = ptl_param(c, "step", vi);
-    if (in < 1 || out < 1 || (use_bias != 0 && use_bias != 1) || step < LINEAR_STEP_FW || step > LINEAR_STEP_IG) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "linear params need in, out >= 1, use_biases 0 or 1, step 0, 1 or 2");
+    if (in < 1 || out < 1 || (use_bias != 0 && use_bias != 1) || step < PTL_STEP_FW || step > PTL_STEP_IG) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "linear params need in, out >= 1, use_biases 0 or 1, step FW, WG or IG");
         return PTL_ERR_BAD_CASE;
     }
     const uint32_t n_in = (uint32_t)in, n_out = (uint32_t)out, n_w = n_in * n_out;
-    const int fw = step == LINEAR_STEP_FW, wg = step == LINEAR_STEP_WG, ig = step == LINEAR_STEP_IG;
+    const int fw = step == PTL_STEP_FW, wg = step == PTL_STEP_WG, ig = step == PTL_STEP_IG;
     /* Each step gets the tensors it reads: FW x, W (b); WG x, dy; IG W, dy. */
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
@@ -119,14 +119,14 @@ static int run_linear_layer(const struct ptl_case *c, struct ptl_variant v, uint
         .step = ptl_param(c, "step", vi), .tout = ptl_param(c, "tout", vi), .tinp = ptl_param(c, "tinp", vi),
         .kernel = v.kernel,
     };
-    if (l.in < 1 || l.out < 1 || (l.bias != 0 && l.bias != 1) || l.step < LINEAR_STEP_FW ||
-        l.step > LINEAR_STEP_IG || (l.step == LINEAR_STEP_IG && l.bias) || l.tout < 1 || l.tout > l.out ||
+    if (l.in < 1 || l.out < 1 || (l.bias != 0 && l.bias != 1) || l.step < PTL_STEP_FW ||
+        l.step > PTL_STEP_IG || (l.step == PTL_STEP_IG && l.bias) || l.tout < 1 || l.tout > l.out ||
         l.tinp < 1 || l.tinp > l.in) {
         ptl_emit_error(vi, PTL_ERR_BAD_CASE, "linear_layer params need in, out >= 1, use_biases 0 or 1 (0 in "
-                                             "IG), step 0, 1 or 2, tiles 1 to the size");
+                                             "IG), step FW, WG or IG, tiles 1 to the size");
         return PTL_ERR_BAD_CASE;
     }
-    const int fw = l.step == LINEAR_STEP_FW, wg = l.step == LINEAR_STEP_WG, ig = l.step == LINEAR_STEP_IG;
+    const int fw = l.step == PTL_STEP_FW, wg = l.step == PTL_STEP_WG, ig = l.step == PTL_STEP_IG;
     const uint32_t n_in = (uint32_t)l.in, n_out = (uint32_t)l.out, n_w = n_in * n_out;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);

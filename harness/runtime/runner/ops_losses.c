@@ -26,7 +26,6 @@
 #define LOSS_INPUTS "o t"
 #define LOSS_OUTPUTS "loss do"
 
-enum { LOSS_STEP_FW = 0, LOSS_STEP_BW = 1 };
 
 typedef void (*primitive_fn)(void *);
 
@@ -35,8 +34,8 @@ static int loss_read_shape(const struct ptl_case *c, uint32_t vi, int *n, int *s
 {
     *n = ptl_param(c, "N", vi);
     *step = ptl_param(c, "step", vi);
-    if (*n < 1 || (*step != LOSS_STEP_FW && *step != LOSS_STEP_BW)) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "loss params need N >= 1 and step 0 (FW) or 1 (BW)");
+    if (*n < 1 || (*step != PTL_STEP_FW && *step != PTL_STEP_BW)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "loss params need N >= 1 and step FW or BW");
         return PTL_ERR_BAD_CASE;
     }
     return PTL_OK;
@@ -47,7 +46,7 @@ static int loss_read_shape(const struct ptl_case *c, uint32_t vi, int *n, int *s
 static int run_loss(const struct ptl_case *c, uint32_t vi, int n, int step, struct PTL_S(blob) *output,
                     PTL_T **target, PTL_T **wr_loss, void *args, primitive_fn fw_fn, primitive_fn bw_fn)
 {
-    const int fw = step == LOSS_STEP_FW;
+    const int fw = step == PTL_STEP_FW;
     const uint32_t count = (uint32_t)n;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);

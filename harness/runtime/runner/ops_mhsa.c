@@ -4,7 +4,7 @@
  * index of the step (opt_matmul_type_fw for FW, opt_matmul_type_wg for BW;
  * all three fields carry it).
  *
- * Params: L E F heads step (0 FW, 1 BW). Tensors in (the layouts of the
+ * Params: L E F heads step (FW or BW). Tensors in (the layouts of the
  * header: x = I = X^T, E x L; weights as the args hold them):
  *   FW: x [E*L], wq wk wv [E*F], bq bk bv [F], wo [E*F];
  *   BW: x, wq wk wv, wo, and what the FW left: q k v a [F*L], p [heads*L*L];
@@ -36,12 +36,12 @@ static int run_mhsa(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     const int L = ptl_param(c, "L", vi), E = ptl_param(c, "E", vi), F = ptl_param(c, "F", vi);
     const int heads = ptl_param(c, "heads", vi), step = ptl_param(c, "step", vi);
-    if (L < 1 || E < 1 || F < 1 || heads < 1 || F % heads || (step != 0 && step != 1)) {
+    if (L < 1 || E < 1 || F < 1 || heads < 1 || F % heads || (step != PTL_STEP_FW && step != PTL_STEP_BW)) {
         ptl_emit_error(vi, PTL_ERR_BAD_CASE, "mhsa params need L, E, F, heads >= 1, heads dividing F, "
-                                             "and step 0 (FW) or 1 (BW)");
+                                             "and step FW or BW");
         return PTL_ERR_BAD_CASE;
     }
-    const int fw = step == 0;
+    const int fw = step == PTL_STEP_FW;
     const uint32_t el = (uint32_t)(E * L), ef = (uint32_t)(E * F), fl = (uint32_t)(F * L), ll = (uint32_t)(L * L);
     const uint32_t pl = (uint32_t)heads * ll;
     struct op_frame f;

@@ -9,7 +9,7 @@
  *
  * InstanceNorm is compiled per dtype; the other norms are FP32 only. Params:
  *   C H W    the tensor, CHW; D = H * W
- *   step     0 FW, 1 WG (bw_param_grads), 2 IG (bw_input_grads), 3 BW (bw)
+ *   step     FW, WG (bw_param_grads), IG (bw_input_grads) or BW (bw)
  *   frozen   freeze_running_params
  * Tensors in: x [C x D], coeff [2C] (gamma then beta), dy [C x D], and the
  * running statistics mean, var, stdev [C]. Out: FW y [C x D] and the
@@ -31,21 +31,20 @@
 #include "pulp_rmsnorm_fp32.h"
 #endif
 
-enum { IN_STEP_FW = 0, IN_STEP_WG = 1, IN_STEP_IG = 2, IN_STEP_BW = 3 };
 
 static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     (void)v; /* direct code: no kernel index */
     const int C = ptl_param(c, "C", vi), H = ptl_param(c, "H", vi), W = ptl_param(c, "W", vi);
     const int step = ptl_param(c, "step", vi), frozen = ptl_param(c, "frozen", vi);
-    if (C < 1 || H < 1 || W < 1 || step < IN_STEP_FW || step > IN_STEP_BW || (frozen != 0 && frozen != 1)) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "instnorm params need C, H, W >= 1, step 0 (FW), 1 (WG), 2 (IG) "
-                                             "or 3 (BW), frozen 0 or 1");
+    if (C < 1 || H < 1 || W < 1 || step < PTL_STEP_FW || step > PTL_STEP_BW || (frozen != 0 && frozen != 1)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "instnorm params need C, H, W >= 1, step FW, WG, IG or BW, "
+                                             "frozen 0 or 1");
         return PTL_ERR_BAD_CASE;
     }
     const uint32_t n = (uint32_t)(C * H * W), nc = (uint32_t)C;
-    const int fw = step == IN_STEP_FW, wg = step == IN_STEP_WG || step == IN_STEP_BW;
-    const int ig = step == IN_STEP_IG || step == IN_STEP_BW;
+    const int fw = step == PTL_STEP_FW, wg = step == PTL_STEP_WG || step == PTL_STEP_BW;
+    const int ig = step == PTL_STEP_IG || step == PTL_STEP_BW;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     PTL_T *x = op_frame_input(&f, "x", n);
@@ -70,9 +69,9 @@ static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t
     ptl_measure_begin(vi);
     if (fw)
         PTL_F(pulp_instnorm_, _fw_cl)(&args);
-    else if (step == IN_STEP_WG)
+    else if (step == PTL_STEP_WG)
         PTL_F(pulp_instnorm_, _bw_param_grads_cl)(&args);
-    else if (step == IN_STEP_IG)
+    else if (step == PTL_STEP_IG)
         PTL_F(pulp_instnorm_, _bw_input_grads_cl)(&args);
     else
         PTL_F(pulp_instnorm_, _bw_cl)(&args);

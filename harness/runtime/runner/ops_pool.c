@@ -6,7 +6,7 @@
  * Compiled once per dtype (ptl_op_dtype.h). Shapes are CHW:
  * x [C x H x W], dy and y [C x Ho x Wo], dx like x.
  * Only the buffers the step reads are copied (the footprint in
- * suite/catalogue/pool.py counts the same ones): FW x; average BW dy; max BW
+ * harness/catalogue/pool.py counts the same ones): FW x; average BW dy; max BW
  * x and dy. output->data is not given to BW: it is not needed.
  */
 #include "op_frame.h"
@@ -20,7 +20,6 @@
 #define POOL_INPUTS "x dy"
 #define POOL_OUTPUTS "y dx"
 
-enum { POOL_STEP_FW = 0, POOL_STEP_BW = 1 };
 
 struct pool_shape {
     int C, H, W, Hk, Wk, Hs, Ws, Ho, Wo, step;
@@ -40,9 +39,9 @@ static int pool_read_shape(const struct ptl_case *c, uint32_t vi, struct pool_sh
         .step = ptl_param(c, "step", vi),
     };
     if (s->C < 1 || s->Hk < 1 || s->Wk < 1 || s->Hk > s->H || s->Wk > s->W || s->Hs < 1 ||
-        s->Ws < 1 || (s->step != POOL_STEP_FW && s->step != POOL_STEP_BW)) {
+        s->Ws < 1 || (s->step != PTL_STEP_FW && s->step != PTL_STEP_BW)) {
         ptl_emit_error(vi, PTL_ERR_BAD_CASE,
-                       "pool params need C >= 1, 1 <= Hker <= H, 1 <= Wker <= W, strides >= 1, step 0 or 1");
+                       "pool params need C >= 1, 1 <= Hker <= H, 1 <= Wker <= W, strides >= 1, step FW or BW");
         return PTL_ERR_BAD_CASE;
     }
     s->Ho = (s->H - s->Hk) / s->Hs + 1;
@@ -60,7 +59,7 @@ static int run_pool(const struct ptl_case *c, struct ptl_variant v, uint32_t vi,
     if (status)
         return status;
     const uint32_t n_in = (uint32_t)(s.C * s.H * s.W), n_out = (uint32_t)(s.C * s.Ho * s.Wo);
-    const int fw = s.step == POOL_STEP_FW;
+    const int fw = s.step == PTL_STEP_FW;
     const int needs_x = fw || bw_reads_x, needs_dy = !fw;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);

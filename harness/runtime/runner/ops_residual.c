@@ -6,7 +6,7 @@
  *
  * Compiled once per dtype (ptl_op_dtype.h). Params:
  *   n             element count of every tensor
- *   step          0 FW, 1 sum node BW, 2 residual BW
+ *   step          FW, SUMNODE_BW (sum node BW) or BW (residual BW)
  *   skip_in_grad  the sum node's flag (1: skip->diff is left alone)
  *   mismatch      which blob is one element short, so that the call must
  *                 write nothing: 0 none; 1 the blob the step combines with
@@ -33,7 +33,6 @@
 #include "ptl_runner.h"
 #include "pulp_train.h"
 
-enum { RES_STEP_FW = 0, RES_STEP_SUMNODE = 1, RES_STEP_BW = 2 };
 /* The mismatch param: which blob is one element short. RES_SHORT_LOUT is
  * never a value of its own: it is what RES_SHORT_COMBINED means for FW and
  * the residual BW. */
@@ -54,30 +53,30 @@ static int run_residual(const struct ptl_case *c, struct ptl_variant v, uint32_t
     (void)v; /* direct code: no kernel index */
     const int n = ptl_param(c, "n", vi), step = ptl_param(c, "step", vi);
     const int skip_in_grad = ptl_param(c, "skip_in_grad", vi), mismatch = ptl_param(c, "mismatch", vi);
-    const int max_mismatch = step == RES_STEP_FW ? RES_SHORT_SKIP : RES_SHORT_OUTPUT;
-    if (n < 2 || step < RES_STEP_FW || step > RES_STEP_BW || (skip_in_grad != 0 && skip_in_grad != 1) ||
+    const int max_mismatch = step == PTL_STEP_FW ? RES_SHORT_SKIP : RES_SHORT_OUTPUT;
+    if (n < 2 || (step != PTL_STEP_FW && step != PTL_STEP_SUMNODE_BW && step != PTL_STEP_BW) || (skip_in_grad != 0 && skip_in_grad != 1) ||
         mismatch < RES_SHORT_NONE || mismatch > max_mismatch) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "residual params need n >= 2, step 0 (FW), 1 (sum node BW) or "
-                                             "2 (residual BW), skip_in_grad 0 or 1, mismatch 0..2 (FW: 0..3)");
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "residual params need n >= 2, step FW, SUMNODE_BW or BW (residual), "
+                                             "skip_in_grad 0 or 1, mismatch 0..2 (FW: 0..3)");
         return PTL_ERR_BAD_CASE;
     }
     const uint32_t count = (uint32_t)n;
     const int short_output = mismatch == RES_SHORT_OUTPUT;
-    const uint32_t y_count = step == RES_STEP_FW && short_output ? count - 1 : count;
+    const uint32_t y_count = step == PTL_STEP_FW && short_output ? count - 1 : count;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    PTL_T *skip = step == RES_STEP_FW ? op_frame_input(&f, "skip", count) : NULL;
-    PTL_T *lout = step == RES_STEP_FW ? op_frame_input(&f, "lout", count) : NULL;
-    PTL_T *dy = step != RES_STEP_FW ? op_frame_input(&f, "dy", count) : NULL;
-    PTL_T *old_y = step == RES_STEP_FW ? op_frame_input(&f, "old", count) : NULL;
-    PTL_T *y = step == RES_STEP_FW ? op_frame_output(&f, "y", y_count) : NULL;
-    PTL_T *dskip = step == RES_STEP_SUMNODE ? op_frame_output_from(&f, "dskip", "dskip_new", count) : NULL;
-    PTL_T *dlout = step == RES_STEP_BW ? op_frame_output_from(&f, "old", "dlout", count) : NULL;
+    PTL_T *skip = step == PTL_STEP_FW ? op_frame_input(&f, "skip", count) : NULL;
+    PTL_T *lout = step == PTL_STEP_FW ? op_frame_input(&f, "lout", count) : NULL;
+    PTL_T *dy = step != PTL_STEP_FW ? op_frame_input(&f, "dy", count) : NULL;
+    PTL_T *old_y = step == PTL_STEP_FW ? op_frame_input(&f, "old", count) : NULL;
+    PTL_T *y = step == PTL_STEP_FW ? op_frame_output(&f, "y", y_count) : NULL;
+    PTL_T *dskip = step == PTL_STEP_SUMNODE_BW ? op_frame_output_from(&f, "dskip", "dskip_new", count) : NULL;
+    PTL_T *dlout = step == PTL_STEP_BW ? op_frame_output_from(&f, "old", "dlout", count) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
     if (y) /* y holds what it held before the call (old), as far as its buffer goes */
         memcpy(y, old_y, (size_t)y_count * sizeof(PTL_T));
-    const int combined = step == RES_STEP_SUMNODE ? RES_SHORT_SKIP : RES_SHORT_LOUT;
+    const int combined = step == PTL_STEP_SUMNODE_BW ? RES_SHORT_SKIP : RES_SHORT_LOUT;
     const int skip_short = mismatch == RES_SHORT_SKIP || (mismatch == RES_SHORT_COMBINED && combined == RES_SHORT_SKIP);
     const int lout_short = mismatch == RES_SHORT_COMBINED && combined == RES_SHORT_LOUT;
     struct PTL_S(blob) skip_blob = {.data = skip, .diff = dskip, .dim = n - skip_short, .W = n, .H = 1, .C = 1};
@@ -86,9 +85,9 @@ static int run_residual(const struct ptl_case *c, struct ptl_variant v, uint32_t
     struct PTL_S(SkipConn_args) args = {.skip = &skip_blob, .lout = &lout_blob, .output = &output_blob,
                                         .skip_in_grad = skip_in_grad};
     ptl_measure_begin(vi);
-    if (step == RES_STEP_FW)
+    if (step == PTL_STEP_FW)
         RES_FW(&args);
-    else if (step == RES_STEP_SUMNODE)
+    else if (step == PTL_STEP_SUMNODE_BW)
         RES_SUMNODE(&args);
     else
         RES_BW(&args);

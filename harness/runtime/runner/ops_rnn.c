@@ -3,7 +3,7 @@
  * primitive (NUM_CORES, which the runner has set to the variant's core
  * count). No matmul index: kernel 0. FP32 only (the FP16 table is empty).
  *
- * Params: N K M step (0 FW, 1 BW). Tensors in: x [N*K], s [N*M] (state),
+ * Params: N K M step (FW or BW). Tensors in: x [N*K], s [N*M] (state),
  * wx [K*M], ws [M*M]; BW also y [N*M] (output->data) and dy [N*M]
  * (output->diff). Out: y (FW); dwx [K*M], dws [M*M], dx [N*K] (BW).
  * temp_buffer and grad_buffer are guarded scratch of N*M.
@@ -22,11 +22,11 @@ static int run_rnn(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     (void)v;
     const int N = ptl_param(c, "N", vi), K = ptl_param(c, "K", vi), M = ptl_param(c, "M", vi);
     const int step = ptl_param(c, "step", vi);
-    if (N < 1 || K < 1 || M < 1 || (step != 0 && step != 1)) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "rnn params need N, K, M >= 1 and step 0 (FW) or 1 (BW)");
+    if (N < 1 || K < 1 || M < 1 || (step != PTL_STEP_FW && step != PTL_STEP_BW)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "rnn params need N, K, M >= 1 and step FW or BW");
         return PTL_ERR_BAD_CASE;
     }
-    const int fw = step == 0;
+    const int fw = step == PTL_STEP_FW;
     const uint32_t nk = (uint32_t)(N * K), nm = (uint32_t)(N * M), km = (uint32_t)(K * M), mm = (uint32_t)(M * M);
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);

@@ -3,8 +3,8 @@
  * of W, forked inside the primitive) and, in FP32, the vector softmax. No
  * matmul: kernel 0.
  *
- * Compiled once per dtype (ptl_op_dtype.h). softmax params: H W step (0 FW,
- * 1 BW); tensors x [H x W] (FW), y and dy [H x W] (BW: y is the forward
+ * Compiled once per dtype (ptl_op_dtype.h). softmax params: H W step (FW or
+ * BW); tensors x [H x W] (FW), y and dy [H x W] (BW: y is the forward
  * output, output_data); out y (FW) or dx (BW). maxes and sums are guarded
  * scratch of H elements. vector_softmax (FP32): param n; in x [n]; out y [n];
  * buffer_n_cores is scratch of the variant's core count.
@@ -20,11 +20,11 @@ static int run_softmax(const struct ptl_case *c, struct ptl_variant v, uint32_t 
 {
     (void)v; /* direct code: no kernel index */
     const int H = ptl_param(c, "H", vi), W = ptl_param(c, "W", vi), step = ptl_param(c, "step", vi);
-    if (H < 1 || W < 1 || (step != 0 && step != 1)) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "softmax params need H, W >= 1 and step 0 (FW) or 1 (BW)");
+    if (H < 1 || W < 1 || (step != PTL_STEP_FW && step != PTL_STEP_BW)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "softmax params need H, W >= 1 and step FW or BW");
         return PTL_ERR_BAD_CASE;
     }
-    const int fw = step == 0;
+    const int fw = step == PTL_STEP_FW;
     const uint32_t n = (uint32_t)(H * W);
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);

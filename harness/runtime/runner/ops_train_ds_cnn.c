@@ -139,7 +139,7 @@ static void conv1_tile_at(const void *op, int t, struct tiled_tile *tile)
     const struct net *n = c->n;
     const int c0 = t * c->tco, nc = min_int(c->tco, n->C - c0), taps = n->Hk * n->Wk, n_o = (int)n->n_o;
     tile->in[0] = (struct tiled_copy){(void *)c->x, (int)n->n_x, 1, 0};
-    if (c->step == PW_STEP_FW) {
+    if (c->step == PTL_STEP_FW) {
         tile->in[1] = (struct tiled_copy){(void *)(c->w + c0 * taps), nc * taps, 1, 0};
         tile->out[0] = (struct tiled_copy){c->y + c0 * n_o, nc * n_o, 1, 0};
     } else {
@@ -158,7 +158,7 @@ static void conv1_compute(const void *op, int t, void *const in[TILED_MAX_IN], v
 {
     const struct conv1_op *c = op;
     const struct net *n = c->n;
-    const int nc = min_int(c->tco, n->C - t * c->tco), taps = n->Hk * n->Wk, fw = c->step == PW_STEP_FW;
+    const int nc = min_int(c->tco, n->C - t * c->tco), taps = n->Hk * n->Wk, fw = c->step == PTL_STEP_FW;
     struct blob input = {.data = in[0], .diff = NULL, .dim = (int)n->n_x, .W = n->W, .H = n->H, .C = 1};
     struct blob coeff = {.data = fw ? in[1] : NULL, .diff = fw ? NULL : out[0], .dim = nc * taps, .W = n->Wk,
                          .H = n->Hk, .C = 1};
@@ -203,10 +203,10 @@ static void dw_tile_at(const void *op, int t, struct tiled_tile *tile)
     const struct tiled_copy x = {(void *)(d->x + c0 * n_o), nc * n_o, 1, 0};
     const struct tiled_copy w = {(void *)(d->w + c0 * DW_TAPS), nc * DW_TAPS, 1, 0};
     const struct tiled_copy dy = {(void *)(d->dy + c0 * n_o), nc * n_o, 1, 0};
-    tile->in[0] = d->step == PW_STEP_IG ? w : x;
-    tile->in[1] = d->step == PW_STEP_FW ? w : dy;
-    tile->out[0] = d->step == PW_STEP_FW   ? (struct tiled_copy){d->y + c0 * n_o, nc * n_o, 1, 0}
-                   : d->step == PW_STEP_WG ? (struct tiled_copy){d->dw + c0 * DW_TAPS, nc * DW_TAPS, 1, 0}
+    tile->in[0] = d->step == PTL_STEP_IG ? w : x;
+    tile->in[1] = d->step == PTL_STEP_FW ? w : dy;
+    tile->out[0] = d->step == PTL_STEP_FW   ? (struct tiled_copy){d->y + c0 * n_o, nc * n_o, 1, 0}
+                   : d->step == PTL_STEP_WG ? (struct tiled_copy){d->dw + c0 * DW_TAPS, nc * DW_TAPS, 1, 0}
                                            : (struct tiled_copy){d->dx + c0 * n_o, nc * n_o, 1, 0};
 }
 
@@ -215,23 +215,23 @@ static void dw_compute(const void *op, int t, void *const in[TILED_MAX_IN], void
     const struct dw_op *d = op;
     const struct net *n = d->n;
     const int nc = min_int(d->tc, n->C - t * d->tc), n_o = (int)n->n_o, step = d->step;
-    float *x = step == PW_STEP_IG ? NULL : in[0], *w = step == PW_STEP_FW ? in[1] : step == PW_STEP_IG ? in[0] : NULL;
-    float *dy = step == PW_STEP_FW ? NULL : in[1];
-    struct blob input = {.data = x, .diff = step == PW_STEP_IG ? out[0] : NULL, .dim = nc * n_o, .W = n->Wo,
+    float *x = step == PTL_STEP_IG ? NULL : in[0], *w = step == PTL_STEP_FW ? in[1] : step == PTL_STEP_IG ? in[0] : NULL;
+    float *dy = step == PTL_STEP_FW ? NULL : in[1];
+    struct blob input = {.data = x, .diff = step == PTL_STEP_IG ? out[0] : NULL, .dim = nc * n_o, .W = n->Wo,
                          .H = n->Ho, .C = nc};
-    struct blob coeff = {.data = w, .diff = step == PW_STEP_WG ? out[0] : NULL, .dim = nc * DW_TAPS, .W = 3,
+    struct blob coeff = {.data = w, .diff = step == PTL_STEP_WG ? out[0] : NULL, .dim = nc * DW_TAPS, .W = 3,
                          .H = 3, .C = nc};
-    struct blob output = {.data = step == PW_STEP_FW ? out[0] : NULL, .diff = dy, .dim = nc * n_o, .W = n->Wo,
+    struct blob output = {.data = step == PTL_STEP_FW ? out[0] : NULL, .diff = dy, .dim = nc * n_o, .W = n->Wo,
                           .H = n->Ho, .C = nc};
     struct DepthWise_Conv_args args = {
         .input = &input, .coeff = &coeff, .output = &output, .stride_h = 1, .stride_w = 1,
         .Lpad = 1, .Rpad = 1, .Upad = 1, .Dpad = 1,
-        .skip_wg_grad = step != PW_STEP_WG, .skip_in_grad = step != PW_STEP_IG, .HWC = 0,
+        .skip_wg_grad = step != PTL_STEP_WG, .skip_in_grad = step != PTL_STEP_IG, .HWC = 0,
     };
-    if (step == PW_STEP_FW) {
+    if (step == PTL_STEP_FW) {
         pulp_conv_dw_fp32_fw_cl(&args);
         relu_in_place(out[0], nc * n_o);
-    } else if (step == PW_STEP_WG) {
+    } else if (step == PTL_STEP_WG) {
         pulp_conv_dw_fp32_bw_param_grads_cl(&args);
     } else {
         pulp_conv_dw_fp32_bw_input_grads_cl(&args);
@@ -255,7 +255,7 @@ static void pw_relu_compute(const void *op, int t, void *const in[TILED_MAX_IN],
 {
     const struct pw_layer *l = op;
     pw_compute(op, t, in, out);
-    if (l->s.step == PW_STEP_FW) {
+    if (l->s.step == PTL_STEP_FW) {
         struct pw_shape s;
         struct tiled_tile tile = {0};
         pw_tile(l, t, &s, &tile);
@@ -399,7 +399,7 @@ struct step_tensors {
 
 static int pass_conv1(const struct net *n, const struct step_tensors *s, int step, const float *dy)
 {
-    const int *cfg = n->config[step == PW_STEP_FW ? PASS_conv1_fw : PASS_conv1_wg];
+    const int *cfg = n->config[step == PTL_STEP_FW ? PASS_conv1_fw : PASS_conv1_wg];
     struct conv1_op op = {.n = n, .step = step, .kernel = cfg[0], .x = s->x, .w = s->w, .dy = dy,
                           .y = s->act[0], .dw = s->g};
     struct pass p = {.op = &op, .tile_at = conv1_tile_at, .compute = conv1_compute, .count = conv1_count,
@@ -428,10 +428,10 @@ static int pass_pw(const struct net *n, const struct step_tensors *s, int b, int
         .x = s->act[2 * b + 1], .w = (float *)(s->w + o), .dy = (float *)dy, .y = s->act[2 * b + 2],
         .dw = s->g + o, .dx = dx, .transpose = NULL,
     };
-    int *a = step == PW_STEP_IG ? &op.tci : &op.tco, *bt = step == PW_STEP_WG ? &op.tci : &op.th;
+    int *a = step == PTL_STEP_IG ? &op.tci : &op.tco, *bt = step == PTL_STEP_WG ? &op.tci : &op.th;
     struct pass p = {.op = &op, .tile_at = pw_tile_at, .compute = pw_relu_compute, .count = pw_count,
                      .work = pw_work, .work_buffer = (void **)&op.transpose, .tile = {a, bt},
-                     .length = {n->C, step == PW_STEP_WG ? n->C : n->Ho}, .fixed = {cfg[1], cfg[2]}};
+                     .length = {n->C, step == PTL_STEP_WG ? n->C : n->Ho}, .fixed = {cfg[1], cfg[2]}};
     return run_pass(n, &p);
 }
 
@@ -442,14 +442,14 @@ static int pass_fc(const struct net *n, const struct step_tensors *s, int step)
     const uint32_t o = fc_offset(n);
     const int *cfg = n->config[PASS_fc_fw + step];
     struct linear_layer op = {
-        .in = n->C, .out = n->K, .bias = step != LINEAR_STEP_IG, .step = step, .tout = n->K, .tinp = n->C,
+        .in = n->C, .out = n->K, .bias = step != PTL_STEP_IG, .step = step, .tout = n->K, .tinp = n->C,
         .kernel = cfg[0], .x = s->p, .w = (float *)(s->w + o), .b = (float *)(s->w + o + n->K * n->C),
         .dy = s->dz, .y = s->z, .dw = s->g + o, .db = s->g + o + n->K * n->C, .dx = s->dp,
     };
-    int *a = step == LINEAR_STEP_IG ? &op.tinp : &op.tout;
+    int *a = step == PTL_STEP_IG ? &op.tinp : &op.tout;
     struct pass p = {.op = &op, .tile_at = linear_tile_at, .compute = linear_compute, .count = fc_count,
-                     .tile = {a, step == LINEAR_STEP_WG ? &op.tinp : NULL},
-                     .length = {step == LINEAR_STEP_IG ? n->C : n->K, step == LINEAR_STEP_WG ? n->C : 0},
+                     .tile = {a, step == PTL_STEP_WG ? &op.tinp : NULL},
+                     .length = {step == PTL_STEP_IG ? n->C : n->K, step == PTL_STEP_WG ? n->C : 0},
                      .fixed = {cfg[1], cfg[2]}};
     return run_pass(n, &p);
 }
@@ -481,28 +481,28 @@ static int pass_loss(const struct net *n, const struct step_tensors *s)
 static int train_step(const struct net *n, const struct step_tensors *s)
 {
     const int n_a = (int)n->n_a;
-    int status = pass_conv1(n, s, PW_STEP_FW, NULL);
+    int status = pass_conv1(n, s, PTL_STEP_FW, NULL);
     for (int b = 0; b < BLOCKS && !status; b++) {
-        status = pass_dw(n, s, b, PW_STEP_FW, NULL, NULL);
-        status = status ? status : pass_pw(n, s, b, PW_STEP_FW, NULL, NULL);
+        status = pass_dw(n, s, b, PTL_STEP_FW, NULL, NULL);
+        status = status ? status : pass_pw(n, s, b, PTL_STEP_FW, NULL, NULL);
     }
     status = status ? status : pass_pool(n, s, 1);
-    status = status ? status : pass_fc(n, s, LINEAR_STEP_FW);
+    status = status ? status : pass_fc(n, s, PTL_STEP_FW);
     status = status ? status : pass_loss(n, s);
-    status = status ? status : pass_fc(n, s, LINEAR_STEP_WG);
-    status = status ? status : pass_fc(n, s, LINEAR_STEP_IG);
+    status = status ? status : pass_fc(n, s, PTL_STEP_WG);
+    status = status ? status : pass_fc(n, s, PTL_STEP_IG);
     status = status ? status : pass_pool(n, s, 0);
     status = status ? status : pass_elementwise(n, 0, n_a, s->act[2 * BLOCKS], s->grad[0], s->grad[0]);
     for (int b = BLOCKS - 1; b >= 0 && !status; b--) {
         float *in = s->grad[2 * (BLOCKS - 1 - b)], *mid = in + n_a, *next = mid + n_a;
-        status = pass_pw(n, s, b, PW_STEP_WG, in, NULL);
-        status = status ? status : pass_pw(n, s, b, PW_STEP_IG, in, mid);
+        status = pass_pw(n, s, b, PTL_STEP_WG, in, NULL);
+        status = status ? status : pass_pw(n, s, b, PTL_STEP_IG, in, mid);
         status = status ? status : pass_elementwise(n, 0, n_a, s->act[2 * b + 1], mid, mid);
-        status = status ? status : pass_dw(n, s, b, PW_STEP_WG, mid, NULL);
-        status = status ? status : pass_dw(n, s, b, PW_STEP_IG, mid, next);
+        status = status ? status : pass_dw(n, s, b, PTL_STEP_WG, mid, NULL);
+        status = status ? status : pass_dw(n, s, b, PTL_STEP_IG, mid, next);
         status = status ? status : pass_elementwise(n, 0, n_a, s->act[2 * b], next, next);
     }
-    status = status ? status : pass_conv1(n, s, PW_STEP_WG, s->grad[2 * BLOCKS]);
+    status = status ? status : pass_conv1(n, s, PTL_STEP_WG, s->grad[2 * BLOCKS]);
     return status ? status : pass_elementwise(n, 1, (int)n->P, s->w, s->g, s->w_out);
 }
 

@@ -35,7 +35,6 @@
 #define TRANSP_INPUTS "x W b dy"
 #define TRANSP_OUTPUTS "y dW db dx"
 
-enum { TC_STEP_FW = 0, TC_STEP_WG = 1, TC_STEP_IG = 2, TC_STEP_BW = 3 };
 
 struct tc_shape {
     int Ci, H, W, Co, Hk, Wk, sh, sw, L, R, U, D, hwc, bias, step;
@@ -63,12 +62,12 @@ static int tc_read_shape(const struct ptl_case *c, uint32_t vi, struct tc_shape 
     };
     const int ok = s->Ci > 0 && s->H > 0 && s->W > 0 && s->Co > 0 && s->Hk > 0 && s->Wk > 0 && s->sh > 0 &&
                    s->sw > 0 && (s->hwc == 0 || s->hwc == 1) && (s->bias == 0 || s->bias == 1) &&
-                   s->step >= TC_STEP_FW && s->step <= TC_STEP_BW;
+                   s->step >= PTL_STEP_FW && s->step <= PTL_STEP_BW;
     s->Ho = (s->H - 1) * s->sh + s->Hk - s->U - s->D;
     s->Wo = (s->W - 1) * s->sw + s->Wk - s->L - s->R;
     if (!ok || s->Ho < 1 || s->Wo < 1) {
         ptl_emit_error(vi, PTL_ERR_BAD_CASE, "transp_conv2d: sizes and strides must be >= 1, HWC and USE_BIASES "
-                                             "0 or 1, step 0 to 3, and the pads must leave an output");
+                                             "0 or 1, step FW, WG, IG or BW, and the pads must leave an output");
         return PTL_ERR_BAD_CASE;
     }
     return PTL_OK;
@@ -80,16 +79,16 @@ static int tc_read_shape(const struct ptl_case *c, uint32_t vi, struct tc_shape 
 static uint32_t tc_i2c_count(const struct tc_shape *s)
 {
     const int taps = s->Hk * s->Wk;
-    if (s->step == TC_STEP_FW)
+    if (s->step == PTL_STEP_FW)
         return (uint32_t)(s->Ci * taps * s->Ho * s->Wo);
     return (uint32_t)(s->Co * taps * s->H * s->W);
 }
 
 static uint32_t tc_bt_count(const struct tc_shape *s)
 {
-    if (s->step == TC_STEP_FW && !s->hwc)
+    if (s->step == PTL_STEP_FW && !s->hwc)
         return (uint32_t)(s->Ci * s->Co * s->Hk * s->Wk);
-    if ((s->step == TC_STEP_WG || s->step == TC_STEP_BW) && s->hwc)
+    if ((s->step == PTL_STEP_WG || s->step == PTL_STEP_BW) && s->hwc)
         return (uint32_t)(s->Ci * s->H * s->W);
     return 0;
 }
@@ -102,8 +101,8 @@ static int run_transp(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         return status;
     const uint32_t n_in = (uint32_t)(s.Ci * s.H * s.W), n_out = (uint32_t)(s.Co * s.Ho * s.Wo);
     const uint32_t n_w = (uint32_t)(s.Ci * s.Co * s.Hk * s.Wk), n_b = (uint32_t)s.Co;
-    const int fw = s.step == TC_STEP_FW, bw = s.step == TC_STEP_BW;
-    const int wg = s.step == TC_STEP_WG || bw, ig = s.step == TC_STEP_IG || bw;
+    const int fw = s.step == PTL_STEP_FW, bw = s.step == PTL_STEP_BW;
+    const int wg = s.step == PTL_STEP_WG || bw, ig = s.step == PTL_STEP_IG || bw;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     PTL_T *x = fw || wg ? op_frame_input(&f, "x", n_in) : NULL;

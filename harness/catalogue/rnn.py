@@ -16,7 +16,7 @@ from __future__ import annotations
 from golden import rnn
 from golden.formats import format_named
 from harness.cases import OpEntry
-from suite.catalogue.act import TANH_ABS
+from harness.catalogue.act import TANH_ABS
 
 SHAPES = tuple(dict(N=n, K=k, M=m) for n, k, m in (
     (1, 1, 1), (3, 5, 4), (8, 8, 8), (9, 17, 7), (2, 3, 9), (16, 32, 16)))
@@ -50,7 +50,7 @@ RNN = OpEntry(
     dtypes=("fp32",),
     shapes=SHAPES,
     inputs=_inputs,
-    params=lambda c: {**c.shape, "step": ("fw", "bw").index(c.step)},
+    params=lambda c: {**c.shape, "step": c.step_code},
     input_values=_values,
     reference=lambda c, inputs: rnn.rnn(inputs, c.step, c.shape["N"], c.shape["K"], c.shape["M"],
                                         c.entry.approximations["tanh_abs"]),

@@ -28,3 +28,18 @@ is not the identity:
 
 Edge values go through the entry's `input_values` (part of the golden key).
 """
+import importlib
+import pkgutil
+from functools import lru_cache
+
+
+def family_names() -> list[str]:
+    """The catalogue's families: the modules of this package, found by scanning
+    it (a new family is one new module with an ENTRIES list), not imported."""
+    return sorted(module.name for module in pkgutil.iter_modules(__path__) if not module.name.startswith("_"))
+
+
+@lru_cache(maxsize=None)
+def families() -> dict[str, tuple]:
+    """family name -> its entries."""
+    return {name: tuple(importlib.import_module(f"{__name__}.{name}").ENTRIES) for name in family_names()}

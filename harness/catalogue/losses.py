@@ -80,7 +80,7 @@ def _loss_inputs(c) -> dict[str, tuple[int, ...]]:
 
 
 def _loss_params(c) -> dict[str, int]:
-    params = {"N": c.shape["N"], "step": STEPS.index(c.step)}
+    params = {"N": c.shape["N"], "step": c.step_code}
     if c.entry.name == "berhu_loss":
         params["alpha_milli"] = c.options["alpha_milli"]
     return params

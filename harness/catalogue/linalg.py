@@ -89,7 +89,7 @@ LINEAR = OpEntry(
     inputs=lambda c: {"x": (c.shape["inp"],), "W": (c.shape["out"], c.shape["inp"]),
                       "b": (c.shape["out"],), "dy": (c.shape["out"],)},
     params=lambda c: {"in": c.shape["inp"], "out": c.shape["out"], "use_biases": c.options["bias"],
-                      "step": ("fw", "wg", "ig").index(c.step)},
+                      "step": c.step_code},
     reference=lambda c, inputs: linalg.linear(inputs, c.step, c.options["bias"]),
     footprint=_linear_footprint,
     cores=(1, 3, 8),

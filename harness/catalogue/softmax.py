@@ -86,7 +86,7 @@ SOFTMAX = OpEntry(
     shapes=ROW_SHAPES,
     applies=_applies,
     inputs=_row_inputs,
-    params=lambda c: {"H": c.shape["H"], "W": c.shape["W"], "step": ("fw", "bw").index(c.step)},
+    params=lambda c: {"H": c.shape["H"], "W": c.shape["W"], "step": c.step_code},
     input_values=lambda c, inputs: softmax.edge_inputs(inputs, c.shape["pattern"], format_named(c.dtype)),
     reference=lambda c, inputs: softmax.softmax(inputs, c.step, format_named(c.dtype),
                                                 c.entry.approximations["fastexp_gist_rel"]),

@@ -42,9 +42,9 @@ from golden.losses import micro_value
 from harness.cases import ChainedCheck, OpEntry
 from harness.dtypes import build_of, element_bytes
 from harness.lineplot import line_plot_svg
-from suite.catalogue.losses import CROSSENTROPY
-from suite.catalogue.mhsa import MHSA
-from suite.catalogue.rnn import RNN
+from harness.catalogue.losses import CROSSENTROPY
+from harness.catalogue.mhsa import MHSA
+from harness.catalogue.rnn import RNN
 
 CNN_SHAPES = (dict(Ci=2, H=8, W=8, Co=4, K=3, S=4, N=20),)
 LR_MICRO = 62500     # 1/16, exact in every format

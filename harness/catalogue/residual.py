@@ -32,7 +32,7 @@ def _inputs(c) -> dict[str, tuple[int, ...]]:
 
 
 def _params(c) -> dict[str, int]:
-    return {"n": c.shape["n"], "step": STEPS.index(c.step), **c.options}
+    return {"n": c.shape["n"], "step": c.step_code, **c.options}
 
 
 MISMATCH_NONE, MISMATCH_COMBINED, MISMATCH_OUTPUT, MISMATCH_SKIP = range(4)   # ops_residual.c's mismatch

@@ -21,8 +21,8 @@ from golden import mhsa
 from golden.formats import format_named
 from harness.cases import OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
-from suite.catalogue.softmax import FASTEXP_REL
-from suite.catalogue.utils import Q_RSQRT_REL
+from harness.catalogue.softmax import FASTEXP_REL
+from harness.catalogue.utils import Q_RSQRT_REL
 
 SHAPES = tuple(dict(L=L, E=E, F=F, heads=h) for L, E, F, h in (
     (1, 4, 4, 1), (3, 5, 4, 2), (7, 8, 8, 4), (8, 6, 16, 1), (9, 6, 12, 2), (16, 16, 16, 4),
@@ -71,7 +71,7 @@ MHSA = OpEntry(
     dtypes=DTYPES,
     shapes=SHAPES,
     inputs=_inputs,
-    params=lambda c: {**c.shape, "step": ("fw", "bw").index(c.step)},
+    params=lambda c: {**c.shape, "step": c.step_code},
     input_values=_values,
     reference=lambda c, inputs: mhsa.mhsa(inputs, c.step, c.shape, format_named(c.dtype),
                                           c.entry.approximations["fastexp_gist_rel"],

@@ -42,7 +42,7 @@ def _inputs(c) -> dict[str, tuple[int, ...]]:
 def _params(c) -> dict[str, int]:
     s = c.shape
     return {"C": s["C"], "H": s["H"], "W": s["W"], "Hker": s["Hk"], "Wker": s["Wk"],
-            "Hstride": s["Hs"], "Wstride": s["Ws"], "step": STEPS.index(c.step)}
+            "Hstride": s["Hs"], "Wstride": s["Ws"], "step": c.step_code}
 
 
 def _footprint(c, reads_x_in_bw: bool) -> dict[str, int]:

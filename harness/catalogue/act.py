@@ -42,7 +42,7 @@ def _inputs_of(op: str):
 
 
 def _params(c) -> dict[str, int]:
-    params = {"n": c.shape["n"], "step": STEPS.index(c.step)}
+    params = {"n": c.shape["n"], "step": c.step_code}
     if c.entry.name == "leakyrelu":
         params["slope_milli"] = c.options["slope_milli"]
     return params

@@ -42,12 +42,11 @@ from dataclasses import replace
 from golden import conv_dw_pw
 from harness.cases import Case, OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
-from suite.catalogue.linalg import SHAPE_SWEEP_KERNELS
+from harness.catalogue.linalg import SHAPE_SWEEP_KERNELS
 
 STEPS = ("fw", "wg", "ig")
 # The runner's step param; bw is both gradients from one _bw_cl call (WG,
 # then IG, in the same work buffers), as a training step calls it.
-STEP_CODES = {"fw": 0, "wg": 1, "ig": 2, "bw": 3}
 
 
 
@@ -110,7 +109,7 @@ def _pw_footprint(c: Case) -> dict[str, int]:
 def _pw_params(c: Case) -> dict[str, int]:
     s = c.shape
     return {"Ci": s["Ci"], "Co": s["Co"], "H": s["H"], "W": s["W"], "HWC": c.options["HWC"],
-            "step": STEP_CODES[c.step]}
+            "step": c.step_code}
 
 
 def _pointwise(shapes, steps=STEPS, **variants) -> OpEntry:
@@ -238,7 +237,7 @@ def _dw_params(c: Case) -> dict[str, int]:
     s = c.shape
     return {"C": s["C"], "H": s["H"], "W": s["W"], "Hk": s["Hk"], "Wk": s["Wk"],
             "stride_h": s["sh"], "stride_w": s["sw"], "Lpad": s["L"], "Rpad": s["R"], "Upad": s["U"],
-            "Dpad": s["D"], "HWC": c.options["HWC"], "step": STEP_CODES[c.step]}
+            "Dpad": s["D"], "HWC": c.options["HWC"], "step": c.step_code}
 
 
 CONV_DW = OpEntry(
@@ -329,7 +328,7 @@ def _tc_params(c: Case) -> dict[str, int]:
     return {"Ci": s["Ci"], "H": s["H"], "W": s["W"], "Co": s["Co"], "Hk": s["Hk"], "Wk": s["Wk"],
             "stride_h": s["sh"], "stride_w": s["sw"], "inLpad": s["L"], "inRpad": s["R"], "inUpad": s["U"],
             "inDpad": s["D"], "HWC": c.options["HWC"], "USE_BIASES": c.options["bias"],
-            "step": STEP_CODES[c.step]}
+            "step": c.step_code}
 
 
 def _tc_features(c: Case) -> tuple[str, ...]:

@@ -60,7 +60,7 @@ def _inputs(c) -> dict[str, tuple[int, ...]]:
 
 def _params(c) -> dict[str, int]:
     s = c.shape
-    return {"C": s["C"], "H": s["H"], "W": s["W"], "step": STEPS.index(c.step), **c.options}
+    return {"C": s["C"], "H": s["H"], "W": s["W"], "step": c.step_code, **c.options}
 
 
 def _footprint(c) -> dict[str, int]:

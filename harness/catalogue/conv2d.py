@@ -53,7 +53,7 @@ from golden import conv
 from golden.conv import ConvGeometry
 from harness.cases import Case, OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
-from suite.catalogue.linalg import SHAPE_SWEEP_KERNELS
+from harness.catalogue.linalg import SHAPE_SWEEP_KERNELS
 
 _FIELDS = ("Ci", "H", "W", "Co", "Hk", "Wk", "sh", "sw", "L", "R", "U", "D")
 
@@ -92,7 +92,6 @@ BLOCKTRANSP_SHAPES = tuple(dict(Ci=ci, Co=co, Hk=hk, Wk=wk) for ci, co, hk, wk i
 STEPS = ("fw", "wg", "ig")
 # The runner's step param; bw is both gradients from one pulp_conv2d_*_bw_cl
 # call (WG, then IG, in the same work buffers), as a training step calls it.
-STEP_CODES = {"fw": 0, "wg": 1, "ig": 2, "bw": 3}
 # Unrollings only copy elements: the two 16-bit formats run the same code.
 COPY_DTYPES = ("fp32", "bf16")
 
@@ -162,7 +161,7 @@ def _conv_applies(case: Case) -> bool:
 def _conv_params(case: Case) -> dict[str, int]:
     """conv2d (the im2col path) or conv2d_direct params, named as ops_conv2d.c names them."""
     o = case.options
-    params = {**geometry(case).params(), "HWC": o["HWC"], "USE_BIASES": o["bias"], "step": STEP_CODES[case.step]}
+    params = {**geometry(case).params(), "HWC": o["HWC"], "USE_BIASES": o["bias"], "step": case.step_code}
     if o["im2col"]:
         params["USE_DMA_IM2COL"] = o["dma"]
     return params
