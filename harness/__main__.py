@@ -43,7 +43,8 @@ def toolchain(args: argparse.Namespace, extra: list[str]) -> int:
     except ImportError:
         print("the embedded toolchain check is not part of this checkout yet; only the host target exists")
         return 0
-    return module.main(["--install"] if args.install else [])
+    from harness.targets.qemu import smoke_test
+    return module.main(["--install"] if args.install else [], smoke_test=smoke_test)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -47,7 +47,7 @@ from typing import Callable
 from harness.buildcache import ObjectCache, ObjectStore
 from harness.elf_symbols import ElfError, duplicate_definitions
 from harness.kernels import own_kernels
-from harness.target import RUNTIME_DIR, BuildError, LibrarySource
+from harness.build_inputs import RUNTIME_DIR, TARGETS_DIR, BuildError, LibrarySource
 
 RUNNER_DIR = RUNTIME_DIR / "runner"
 UNIT_MANIFEST = "units.json"
@@ -219,7 +219,7 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
     no op unit at all could be linked. With an object store, each source whose
     compilation has been seen before is taken from there (ObjectCache)."""
     objdir.mkdir(parents=True, exist_ok=True)
-    cache = None if object_store is None else ObjectCache(object_store, [*library.digest_roots, RUNTIME_DIR],
+    cache = None if object_store is None else ObjectCache(object_store, [*library.digest_roots, RUNTIME_DIR, TARGETS_DIR],
                                                           {"LIB": library.root, "OBJ": objdir})
 
     def compile_one(source: Path, obj: Path, flags: list[str]) -> subprocess.CompletedProcess:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from harness.build_units import first_error
-from harness.target import LibrarySource
+from harness.build_inputs import LibrarySource
 
 # Format names as the reports and the build configurations spell them.
 FORMAT_NAMES = {"fp16": "IEEE binary16", "bf16": "bfloat16"}

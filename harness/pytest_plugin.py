@@ -25,7 +25,7 @@ import pytest
 from harness import catalogue, failure_summary, failures, option_values, perf_gate, sharding
 from harness.board import pytest_board
 from harness.buildcache import digest_files
-from harness.cases import FEATURES, OpEntry, Variant
+from harness.cases import FEATURES, Variant
 from harness.child_process import die_with_parent_now
 from harness.dtypes import DTYPES
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError

@@ -18,7 +18,7 @@ CSV_COLUMNS = ["test_id", "outcome", "failure_class", "target", "family", "step"
                "options", "kernel", "kernel_index", "cores", "l1_bytes", "l2_bytes", "unit", "latency", "work", "max_ulp",
                "mean_ulp", "worst_error_ratio", "features", "expectation", "duration_s", "message", "perf",
                "compiler", "fp16_arithmetic", "library_fp16", "fp16_route",
-               # a farm target's delivery (harness/targets/board.py): attempts, the boards in order,
+               # a farm target's delivery (harness/targets/board/): attempts, the boards in order,
                # the failure classes of the attempts that were retried
                "attempts", "boards", "failed_attempts"]
 

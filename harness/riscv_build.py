@@ -25,7 +25,7 @@ from pathlib import Path
 from harness import toolchain
 from harness.build_units import Toolchain
 from harness.compilers import Arithmetic, Compiler, CompilerChoice
-from harness.target import RUNTIME_DIR, BuildConfig, BuildError
+from harness.build_inputs import RUNTIME_DIR, BuildConfig, BuildError
 
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
 # Contraction is left at each compiler's default (GCC: fast, like the PULP

@@ -15,13 +15,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import failures
+from harness import c_header, failures
 from harness.failures import CaseFailure
 from harness.kernels import kernel_tables
 from harness.payload import encode_payload, payload_crc
 from harness.protocol import TransportError, decode_records
 
-DESCRIBE_OP = "ptl.describe"  # PTL_DESCRIBE_OP in ptl_runner.h
+DESCRIBE_OP = c_header.string("ptl_runner.h", "PTL_DESCRIBE_OP")
 CONTRACT_FILE = "contract.json"
 
 

@@ -14,20 +14,16 @@ import subprocess
 import sys
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harness import c_header
-from harness.buildcache import ObjectStore
+from harness.build_inputs import (DEFAULT_LIBRARY, RUNTIME_DIR, TARGETS_DIR, BuildConfig,  # noqa: F401 (the
+                                  BuildError, LibrarySource)                     # interface's types, re-exported)
+from harness.build_units import UnitReport, library_flags
 from harness.child_process import die_with_parent
-from harness.failures import BUILD, CaseFailure
+from harness.compilers import choose
 
-if TYPE_CHECKING:   # build_units imports this module
-    from harness.build_units import UnitReport
-
-RUNTIME_DIR = Path(__file__).parent / "runtime"
-DEFAULT_LIBRARY = Path(__file__).resolve().parent.parent / "lib_c"
 DEFAULT_RUN_TIMEOUT = 120.0  # seconds one runner invocation may take, unless the target needs more
 
 
@@ -49,45 +45,6 @@ class Capabilities:
     dma: bool = False
 
 
-@dataclass(frozen=True)
-class LibrarySource:
-    """A trainlib checkout: its public headers and its C sources."""
-
-    root: Path
-    include_dirs: tuple[Path, ...]
-    sources: tuple[Path, ...]
-
-    @classmethod
-    def at(cls, path: Path) -> "LibrarySource":
-        root = Path(path).resolve()
-        for base in (root, root / "lib"):
-            include, sources = base / "include", base / "sources"
-            if include.is_dir() and sources.is_dir():
-                return cls(root, (include,), tuple(sorted(sources.glob("*.c"))))
-        raise CaseFailure(BUILD, f"{root} is not a trainlib checkout: expected include/ and sources/ "
-                                 f"(or lib/include and lib/sources) inside it")
-
-    @property
-    def digest_roots(self) -> list[Path]:
-        """Everything a build of the library reads: the public headers, and
-        the source directories (their .c files and the private headers
-        beside them, which the sources include)."""
-        return [*self.include_dirs, *sorted({source.parent for source in self.sources})]
-
-
-@dataclass(frozen=True)
-class BuildConfig:
-    library: LibrarySource
-    fp16_format: str = "bf16"       # "fp16" (IEEE binary16) or "bf16"
-    sanitize: str | None = None     # host only: "address,undefined" or "thread"
-    # Objects shared between builds (harness.buildcache.ObjectStore); no part of the build's identity.
-    objects: ObjectStore | None = field(default=None, compare=False)
-
-    @property
-    def label(self) -> str:
-        return f"{self.fp16_format}" + (f"+{self.sanitize}" if self.sanitize else "")
-
-
 @dataclass
 class RawRun:
     output: bytes                   # console bytes (stdout or UART)
@@ -106,10 +63,6 @@ class RawRun:
     # How the case got to a target of several machines (the board farm):
     # attempts, boards, failed_attempts. The report's columns of the same names.
     delivery: dict | None = None
-
-
-class BuildError(Exception):
-    """Compilation or linking failed; the message carries the compiler output."""
 
 
 class Target(ABC):
@@ -180,8 +133,6 @@ class Target(ABC):
         choices = self.__dict__.setdefault("_compiler_choices", {})
         key = (config.library, config.fp16_format, config.sanitize)
         if key not in choices:
-            from harness.build_units import library_flags   # both import this module
-            from harness.compilers import choose
             try:
                 choices[key] = choose(candidates, lambda compiler: self.compile_argv(config, compiler),
                                       config.library,

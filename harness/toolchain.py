@@ -28,7 +28,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -283,39 +282,9 @@ def install(packages: list[str]) -> bool:
     return subprocess.run(apt_command(packages), env=env).returncode == 0
 
 
-def smoke_test() -> str | None:
-    """Builds the runtime self-test and runs it on 8 harts with the plugin.
-    Returns None when it passed, else what failed."""
-    from harness.targets.qemu import SELF_TEST, TEST_SUPPORT, QemuTarget
-
-    target = QemuTarget()
-    with tempfile.TemporaryDirectory(prefix="ptl-toolchain-") as tmp:
-        outdir = Path(tmp)
-        try:
-            target.build_program([SELF_TEST, *TEST_SUPPORT], "bf16", outdir)
-        except Exception as exc:  # BuildError or a missing tool
-            return f"building the self-test failed: {exc}"
-        raw = target.execute(outdir, payload=None, timeout=60, workdir=outdir)
-        if raw.timed_out or raw.returncode != 0:
-            return (f"the self-test did not pass (exit {raw.returncode}, timed out: {raw.timed_out}):\n"
-                    + raw.output.decode(errors="replace")[-800:] + raw.stderr.decode(errors="replace")[-800:])
-        from harness.protocol import TransportError, decode_records
-        try:
-            run = decode_records(raw.output)
-        except TransportError as exc:
-            return f"the self-test's records are damaged: {exc}"
-        failed = [v.index for v in run.variants if v.status != 0]
-        if not run.complete or failed:
-            return f"the self-test's checks failed: {failed or 'no END record'}"
-        if not raw.region_counts:
-            return "the counting plugin wrote no region counts"
-        total = sum(map(sum, raw.region_counts))
-        print(f"  smoke test: 8 harts, {len(raw.region_counts)} measured regions, "
-              f"{total / 1e6:.1f} M instructions in regions, {raw.seconds:.2f} s")
-    return None
-
-
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, smoke_test: Callable[[], str | None] | None = None) -> int:
+    """The check (and --install); then smoke_test, the QEMU target's build-and-run
+    check (harness.targets.qemu.smoke_test: returns None or what failed)."""
     parser = argparse.ArgumentParser(prog="python -m harness toolchain", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--install", action="store_true", help="apt-get install what is missing (as root)")
@@ -361,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"install with:\n  {' '.join(apt_command(packages))}")
     if any(not r.optional for r in missing):
         return 1
-    if not args.no_smoke:
+    if smoke_test is not None and not args.no_smoke:
         problem = smoke_test()
         if problem:
             print(f"  FAILED   smoke test: {problem}")
@@ -370,4 +339,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from harness.targets.qemu import smoke_test as qemu_smoke_test   # run as a script: no import circle
+    sys.exit(main(smoke_test=qemu_smoke_test))

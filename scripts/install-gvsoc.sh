@@ -31,7 +31,7 @@ GIT_BASE="${PTL_GVSOC_GIT_BASE:-https://github.com/gvsoc}"
 # The top repository's commit; the submodule commits are the ones its tree records.
 GVSOC_COMMIT=209c147cbd293d5c1590694e68c489122c777acc
 # What this script builds beyond upstream; the harness checks PREFIX/VERSION
-# for each (harness/targets/gvsoc.py reads this line).
+# for each (harness/targets/gvsoc/ reads this line).
 FEATURES="separate-fp-regfile cluster-fpus cache-flush fcvt-s-h-rounding"
 JOBS="${JOBS:-$(nproc)}"
 SRC="$PREFIX/src/gvsoc"

@@ -7,7 +7,7 @@ failures that name the variant. The same slices on the clean library must
 all pass: no false alarm.
 
 A missing barrier is caught without depending on timing: its check runs the
-host team sequenced (PTL_TEAM_ORDER, harness/runtime/host/team_pthreads.c),
+host team sequenced (PTL_TEAM_ORDER, harness/targets/host/runtime/team_pthreads.c),
 one core at a time between barriers in a fixed order, so a core that reads
 another core's results too early reads the NaN sentinel or a half-done
 value on every run, however busy the machine.
@@ -573,10 +573,10 @@ def test_suite_reports_the_seeded_bug_as_a_numeric_failure_naming_the_variant(mu
 
 
 def _clean_runs() -> dict[tuple[str, str], list[str]]:
-    """The mutations' slices grouped into one run per suite module and team order."""
+    """The mutations' slices grouped into one run per catalogue family and team order."""
     by_run: dict[tuple[str, str], set[str]] = {}
     for m in MUTATIONS:
-        by_run.setdefault((suite_module(m.select).stem, m.team_order), set()).add(m.select)
+        by_run.setdefault((catalogue_family(m.select), m.team_order), set()).add(m.select)
     return {key: sorted(selects) for key, selects in sorted(by_run.items())}
 
 

@@ -18,7 +18,7 @@ USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR
 
 
 @pytest.mark.parametrize("args, says", [
-    (["--target", "nosuch"], "--target nosuch: unknown target; choose one of host, qemu, gvsoc, board, or auto"),
+    (["--target", "nosuch"], "--target nosuch: unknown target; choose one of board, gvsoc, host, qemu, or auto"),
     (["--l1-bytes", "-5"], "--l1-bytes -5: must be a positive number of bytes"),
     (["--l1-bytes", "0"], "--l1-bytes 0: must be a positive number of bytes"),
     (["--run-timeout", "0"], "--run-timeout 0: must be a positive number of seconds"),

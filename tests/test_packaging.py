@@ -43,9 +43,9 @@ def test_the_wheel_installs_every_package_and_runs_a_slice_through_the_installed
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-3000:]
     wheel = next(wheels.glob("pulp_trainlib_regression-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for package in ("harness/board/__init__.py", "harness/targets/board.py", "harness/autotune/strategies/__init__.py",
+    for package in ("harness/board/__init__.py", "harness/targets/board/__init__.py", "harness/autotune/strategies/__init__.py",
                     "golden/__init__.py", "harness/catalogue/__init__.py", "suite/test_ops.py",
-                    "harness/runtime/board/ptl_board_link.h", "harness/runtime/runner/runner.c",
+                    "harness/targets/board/runtime/ptl_board_link.h", "harness/runtime/runner/runner.c",
                     "lib_c/include/pulp_train.h"):
         assert package in names, f"the wheel lacks {package}"
     # Every package of the checkout is in the wheel, whatever is added later.
@@ -68,15 +68,15 @@ def test_the_wheel_installs_every_package_and_runs_a_slice_through_the_installed
     work.mkdir()
     where = subprocess.run([str(python), "-c", "import harness, harness.board.farm, harness.pytest_plugin, "
                             "harness.target as t; print(harness.__file__); print(t.DEFAULT_LIBRARY); "
-                            "print(t.RUNTIME_DIR)"], cwd=work, capture_output=True, text=True, env=_env())
+                            "print(t.TARGETS_DIR)"], cwd=work, capture_output=True, text=True, env=_env())
     assert where.returncode == 0, where.stderr[-2000:]
-    module, library, runtime = (Path(line) for line in where.stdout.split())
+    module, library, targets = (Path(line) for line in where.stdout.split())
     assert module == purelib / "harness" / "__init__.py", f"imported {module}, not the installed copy"
     assert (library / "include").is_dir() and library.is_relative_to(purelib), library
-    assert (runtime / "board" / "board_link.c").is_file() and runtime.is_relative_to(purelib), runtime
+    assert (targets / "board" / "runtime" / "board_link.c").is_file() and targets.is_relative_to(purelib), targets
 
     reports = tmp_path / "reports"
-    run = subprocess.run([str(python), "-m", "pytest", str(purelib / "suite" / "test_linalg.py"), "-q",
+    run = subprocess.run([str(python), "-m", "pytest", str(purelib / "suite" / "test_ops.py"), "--family", "linalg", "-q",
                           "-p", "no:randomly", "-k", SLICE, "--target", "host", "-n", "0",
                           "--reports-dir", str(reports), "--ptl-cache", str(tmp_path / "cache")],
                          cwd=work, capture_output=True, text=True, env=_env(), timeout=900)

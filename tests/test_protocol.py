@@ -297,3 +297,15 @@ def test_a_rejected_payload_decodes_as_a_case_error():
     w = RecordWriter().error(NO_VARIANT, 1, "payload CRC mismatch").end()
     run = decode_records(w.output(), expected_crc=PAYLOAD_CRC)
     assert run.complete and run.case_errors == ["bad case: payload CRC mismatch"]
+
+
+def test_header_strings_are_read_and_a_missing_one_is_named(tmp_path):
+    from harness import c_header
+    from harness.runner_contract import DESCRIBE_OP
+    assert DESCRIBE_OP == c_header.string("ptl_runner.h", "PTL_DESCRIBE_OP") == "ptl.describe"
+    header = tmp_path / "h.h"
+    header.write_text('/* #define HIDDEN "no" */\n#define SHOWN "yes"\n#define NUMBER 3\n')
+    assert c_header.string(header, "SHOWN") == "yes"
+    for name in ("HIDDEN", "NUMBER"):
+        with pytest.raises(KeyError, match=f"h.h defines no string {name}"):
+            c_header.string(header, name)

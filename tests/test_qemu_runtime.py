@@ -17,7 +17,7 @@ from harness import toolchain
 from harness.protocol import decode_records
 from harness.targets.qemu import TEST_SUPPORT, QemuTarget, layout
 
-TESTS = Path(__file__).resolve().parent.parent / "harness" / "runtime" / "qemu" / "tests"
+TESTS = Path(__file__).resolve().parent.parent / "harness" / "targets" / "qemu" / "runtime" / "tests"
 
 pytestmark = pytest.mark.skipif(toolchain.unavailable_reason() is not None,
                                 reason=f"QEMU toolchain: {toolchain.unavailable_reason()}")

@@ -12,7 +12,7 @@ WARNING: ThreadSanitizer: data race (pid=4242)
 
   Previous read of size 2 at 0x7b0400000010 by main thread:
     #0 embedding_fw_tiled_fp16 /tmp/lib/sources/pulp_embedding_fp16.c:19 (runner+0x4c2b7)
-    #1 run_share /work/harness/runtime/host/team_pthreads.c:200 (runner+0x1111)
+    #1 run_share /work/harness/targets/host/runtime/team_pthreads.c:200 (runner+0x1111)
 
 SUMMARY: ThreadSanitizer: data race /tmp/lib/sources/pulp_embedding_fp16.c:18 in embedding_fw_tiled_fp16
 ==================

@@ -185,7 +185,7 @@ def whole_layer_case(tiling: Tiling) -> Case | None:
 
 def largest_memory() -> int:
     """The most memory any target gives a layer's tensors: QEMU's RAM
-    (PTL_QEMU_RAM_SIZE in harness/runtime/qemu/ptl_qemu.h). GVSOC's L2 and
+    (PTL_QEMU_RAM_SIZE in harness/targets/qemu/runtime/ptl_qemu.h). GVSOC's L2 and
     the boards hold less; the host target only stands in for them."""
     from harness.targets.qemu import layout
     return layout()["PTL_QEMU_RAM_SIZE"]

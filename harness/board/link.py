@@ -1,7 +1,7 @@
 """Host half of the serial link to a board's runner firmware.
 
 The device half and the frame format are in
-runtime/board/ptl_board_link.h, whose PTL_LINK_* numbers are read from
+targets/board/runtime/ptl_board_link.h, whose PTL_LINK_* numbers are read from
 there. A run is: PING until READY, START, DATA chunks, GO; wait for
 FINISHED; QUERY the buffered console output chunk by chunk; DONE. Every
 request is acknowledged, and one whose answer is damaged, refused (NAK) or
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-HEADER_FILE = Path(__file__).resolve().parent.parent / "runtime" / "board" / "ptl_board_link.h"
+HEADER_FILE = Path(__file__).resolve().parent.parent / "targets" / "board" / "runtime" / "ptl_board_link.h"
 
 
 @lru_cache(maxsize=None)

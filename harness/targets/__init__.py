@@ -1,22 +1,26 @@
-"""Target registry: one module per target."""
+"""Target registry: one package per target, found by scanning this folder.
+
+A target's package holds its Python target (the module's TARGET_CLASS, a
+harness.target.Target) and its runtime (runtime/: C, assembly, linker
+script). A new target is one new folder here.
+"""
 from __future__ import annotations
 
 import importlib
+import pkgutil
+from functools import lru_cache
 
 from harness.target import Target
 
-_MODULES = {"host": "harness.targets.host", "qemu": "harness.targets.qemu", "gvsoc": "harness.targets.gvsoc",
-            "board": "harness.targets.board"}
-
-
-def target_names() -> list[str]:
-    return list(_MODULES)
+@lru_cache(maxsize=None)
+def target_names() -> tuple[str, ...]:
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg and not m.name.startswith("_")))
 
 
 def make_target(name: str) -> Target:
-    if name not in _MODULES:
-        raise ValueError(f"unknown target {name!r}; choose one of {', '.join(_MODULES)}")
-    return importlib.import_module(_MODULES[name]).TARGET_CLASS()
+    if name not in target_names():
+        raise ValueError(f"unknown target {name!r}; choose one of {', '.join(target_names())}")
+    return importlib.import_module(f"{__name__}.{name}").TARGET_CLASS()
 
 
 def choose_target(name: str) -> Target:

@@ -15,7 +15,7 @@ S="$ROOT/lib_c/sources"
 SRCS=${LIB_SRCS:-"$S/pulp_mm_tiles_fp32.c $S/pulp_matmul_fp32.c $S/pulp_matmul_M_fp32.c
   $S/pulp_mm_manager_fp32.c $S/pulp_mm_tiles_fp16.c $S/pulp_matmul_fp16.c
   $S/pulp_mm_manager_fp16.c $S/pulp_linear_fp32.c $S/pulp_linear_fp16.c"}
-SHIM="$ROOT/harness/runtime/host/team_pthreads.c"
+SHIM="$ROOT/harness/targets/host/runtime/team_pthreads.c"
 INC="-I $ROOT/harness/runtime/include -I $ROOT/lib_c/include"
 CFLAGS="-O2 -g -Wall -Wextra -std=gnu99 -pthread -DNUM_CORES=ptl_num_cores"
 QUICKARG=""
@@ -46,7 +46,7 @@ build test_san_IEEE -DOPTIMIZE -DPTL_FP16_IEEE -fsanitize=address,undefined -fno
     run test_san_IEEE ASAN_OPTIONS=detect_leaks=1 "$OUT/test_san_IEEE" $QUICKARG
 build test_san_BF16 -DOPTIMIZE -DPTL_FP16_BF16 -fsanitize=address,undefined -fno-sanitize-recover=all &&
     run test_san_BF16 ASAN_OPTIONS=detect_leaks=1 "$OUT/test_san_BF16" $QUICKARG
-# Sequenced team orders (harness/runtime/host/team_pthreads.c): the cores run
+# Sequenced team orders (harness/targets/host/runtime/team_pthreads.c): the cores run
 # one at a time between barriers, so a missing barrier fails on every run.
 for order in forward reverse rotate; do
     [ -x "$OUT/test_BF16" ] && run "test_order_$order" PTL_TEAM_ORDER=$order "$OUT/test_BF16" --quick

@@ -6,7 +6,7 @@ needs GVSOC (scripts/install-gvsoc.sh) and the RISC-V toolchain. Each
 recording is one JSON file: the launcher's argv (paths shortened), exit code
 (null when killed), stdout, stderr, and for runner runs the payload's CRC
 and the case's variants. The self-test programs are
-harness/runtime/gvsoc/tests/test_runtime.c, one build per behaviour.
+harness/targets/gvsoc/runtime/tests/test_runtime.c, one build per behaviour.
 """
 from __future__ import annotations
 

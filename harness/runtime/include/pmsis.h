@@ -5,7 +5,7 @@
  * The team calls follow the PULP cluster model: the caller forks a team of
  * cores, each core finds its slice through pi_core_id(), and
  * pi_cl_team_barrier() synchronises the team. The implementation lives in one
- * file per target (runtime/host/team_pthreads.c, runtime/qemu/team_harts.c).
+ * file per target (targets/host/runtime/team_pthreads.c, targets/qemu/runtime/team_harts.c).
  *
  * NUM_CORES is normally a compile-time constant. The harness builds the
  * library once and picks the core count per variant at run time, so it

@@ -2,7 +2,7 @@
  * ptl_platform.h: what the table-driven runner needs from a target.
  *
  * Each target provides these in its own runtime directory
- * (runtime/host/platform_host.c, runtime/qemu/platform_qemu.c, ...), next to
+ * (targets/host/runtime/platform_host.c, targets/qemu/runtime/platform_qemu.c, ...), next to
  * its implementation of the pmsis team calls.
  */
 #ifndef PTL_PLATFORM_H

@@ -52,7 +52,7 @@ static void check_stacks(void)
     for (uint32_t core = 0; core < PTL_GVSOC_CORES; core++)
         if (*stack_canary(core) != STACK_CANARY)
             ptl_gvsoc_fatal("a cluster core overflowed its stack (PTL_GVSOC_STACK_SIZE in "
-                            "runtime/gvsoc/ptl_gvsoc.h)");
+                            "targets/gvsoc/runtime/ptl_gvsoc.h)");
 }
 
 int pi_core_id(void) { return (int)ptl_core_id(); }

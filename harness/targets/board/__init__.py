@@ -2,7 +2,7 @@
 
 Flash once, run many. The runner is built once per configuration as a
 board firmware (for the virtual board: the QEMU runtime with its payload
-and console on the UART, runtime/board/). Each board of the inventory is
+and console on the UART, targets/board/runtime/). Each board of the inventory is
 flashed with it the first time it runs a case of that build, through the
 board's flash command. Every case then goes over the serial link
 (harness/board/link.py): payload in, console output back, all in framed,
@@ -59,10 +59,10 @@ from harness.payload import payload_crc
 from harness.payload import encode_payload
 from harness.protocol import TransportError, decode_records
 from harness.runner_contract import DESCRIBE_OP
-from harness.target import RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target
+from harness.target import BuildConfig, BuildError, Capabilities, RawRun, Target
 from harness.targets import qemu
 
-BOARD_RUNTIME = RUNTIME_DIR / "board"
+BOARD_RUNTIME = Path(__file__).resolve().parent / "runtime"
 VIRTUAL_SOURCES = [BOARD_RUNTIME / "board_link.c", BOARD_RUNTIME / "qemu_virt_board.c"]
 BOARD_FLAGS = ["-DPTL_SERIAL_BOARD", f"-I{BOARD_RUNTIME}"]
 PING_TRIES = 3          # answers missed before the board counts as hung and is reset
@@ -156,7 +156,7 @@ class BoardTarget(Target):
     def build(self, config: BuildConfig, outdir: Path) -> UnitReport:
         if self.platform != "qemu-virt":
             raise BuildError(f"this checkout builds board firmware for the virtual board (qemu-virt) only; a "
-                             f"{self.platform} firmware needs the runner's board link (runtime/board/board_link.c) "
+                             f"{self.platform} firmware needs the runner's board link (targets/board/runtime/board_link.c) "
                              f"on the SDK's UART, built with the PULP-SDK")
         if config.sanitize:
             raise BuildError("sanitizers exist on the host target only; drop --sanitize or use --target host")

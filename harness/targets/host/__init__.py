@@ -4,7 +4,7 @@ Fast and functional. With --sanitize it builds with ASan/UBSan or TSan to
 find out-of-bounds accesses and races in the parallel kernels.
 
 PTL_TEAM_ORDER (environment of the pytest run) chooses how a forked team's
-cores run (harness/runtime/host/team_pthreads.c): "free" (the default) runs
+cores run (harness/targets/host/runtime/team_pthreads.c): "free" (the default) runs
 them all at once; "forward", "reverse" and "rotate" run them one at a time,
 in that order, between barriers, so a missing barrier fails the same way on
 every run, however busy the machine; "random:SEED" runs them one at a time
@@ -23,6 +23,7 @@ from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, 
 
 SANITIZERS = {"address,undefined", "thread"}
 TEAM_ORDERS = ("free", "forward", "reverse", "rotate")
+HOST_RUNTIME = Path(__file__).resolve().parent / "runtime"   # the pthreads team and the console
 DEADLOCK_EXIT = exit_status("DEADLOCK")  # cores wait at a barrier the others never reach
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
 
@@ -45,7 +46,7 @@ class HostTarget(Target):
         """The host runtime (the pthreads team) is compiled in too: its
         sources are part of the build cache key, or a changed team would be
         answered by a stale runner."""
-        return [*super().source_roots(config), RUNTIME_DIR / "host"]
+        return [*super().source_roots(config), HOST_RUNTIME]
 
     def compiler_candidates(self, config: BuildConfig) -> list[Compiler]:
         """Best first (harness/compilers.py picks): the host compiler, then
@@ -99,7 +100,7 @@ class HostTarget(Target):
         """Runner plus library, op unit by op unit (harness/build_units.py).
         With embedded_payload (a C file from payload_as_c_source) the payload
         is compiled in, as per-case embedded flows do."""
-        extra = sorted((RUNTIME_DIR / "host").glob("*.c"))
+        extra = sorted(HOST_RUNTIME.glob("*.c"))
         choice = self.compiler_choice(config)
         toolchain = self.toolchain(config, choice.compiler, choice.arithmetic)
         if embedded_payload:

@@ -109,7 +109,7 @@ enum segment_kind { SEGMENT_PLAIN = 0, SEGMENT_BEGIN = 1, SEGMENT_END = 2 };
 #define INSN_HINT(id) (((uint32_t)(id) << 20) | 0x13u)
 
 /* The line on QEMU's log when a region passes its budget; the harness looks
- * for this text (harness/targets/qemu.py, BUDGET_MESSAGE). */
+ * for this text (harness/targets/qemu/, BUDGET_MESSAGE). */
 #define PTL_BUDGET_MESSAGE "ptl_insn_count: instruction budget exceeded"
 /* Exit status of QEMU ended by the budget. */
 #define PTL_BUDGET_EXIT 3

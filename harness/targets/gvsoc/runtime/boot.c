@@ -57,7 +57,7 @@ void ptl_gvsoc_cluster_boot(uint32_t core)
  * ecall stays 11, an ebreak is 3, anything else is an illegal instruction (2),
  * which includes the AMOs of the A extension that these cores lack. Bad
  * memory accesses do not trap on GVSOC: the simulator prints "Invalid access"
- * and the harness classifies that (harness/targets/gvsoc.py). */
+ * and the harness classifies that (harness/targets/gvsoc/). */
 
 #define CAUSE_ILLEGAL_INSTRUCTION 2
 #define CAUSE_BREAKPOINT 3

@@ -114,7 +114,7 @@ void ptl_qemu_team_worker(uint32_t hart) __attribute__((noreturn));
 /* Writes one byte to the UART, waiting for room. */
 void ptl_qemu_uart_put(char c);
 /* The virtual board's console: appends to the output buffer the host reads
- * back after the run (harness/runtime/board/qemu_virt_board.c). */
+ * back after the run (harness/targets/board/runtime/qemu_virt_board.c). */
 void ptl_board_output_append(const char *text, size_t len);
 /* Picks the console: semihosting if QEMU offers it, else the UART. */
 void ptl_qemu_console_init(void);

@@ -1,7 +1,7 @@
 """The GVSOC target: the runner on the PULP reference simulator's pulp-open
 chip (a fabric controller and an 8-core cluster), with per-core cycle counts.
 
-Build: the library, the runner and our bare-metal runtime (runtime/gvsoc/)
+Build: the library, the runner and our bare-metal runtime (targets/gvsoc/runtime/)
 into runner.elf, for rv32imfc (no A extension: a PULP core has none, and an
 atomic would fail to link), compiled as the QEMU target compiles
 (harness/riscv_build.py): GCC 12 with picolibc for FP32 and bfloat16,
@@ -39,7 +39,6 @@ from pathlib import Path
 
 from harness import c_header, toolchain
 from harness.build_units import UnitReport, build_runner
-from harness.compilers import Compiler
 from harness.elf_symbols import ElfError, data_offset, symbol_value
 from harness.failures import LOAD, NOT_FIT, CaseFailure
 from harness.option_values import env_number
@@ -48,7 +47,7 @@ from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, RiscvCompiling, Runt
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, compile_command,
                             exit_status, run_command, tool_version)
 
-GVSOC_RUNTIME = RUNTIME_DIR / "gvsoc"
+GVSOC_RUNTIME = Path(__file__).resolve().parent / "runtime"
 LAYOUT_HEADER = GVSOC_RUNTIME / "ptl_gvsoc.h"
 LINK_SCRIPT = GVSOC_RUNTIME / "link.ld"
 START = GVSOC_RUNTIME / "start.S"
@@ -79,7 +78,7 @@ RUNTIME = Runtime("rv32imfc", "ilp32f", GVSOC_RUNTIME, START, LINK_SCRIPT)
 # with status 1, e.g. on an access to an unmapped address.
 PLATFORM_EXIT = re.compile(rb"Platform returned an error \(exitcode: (-?\d+)\)")
 GVSOC_WARNING_EXIT = 1
-# The FC's watchdog (runtime/gvsoc/watchdog.c): its one line, before it ends
+# The FC's watchdog (targets/gvsoc/runtime/watchdog.c): its one line, before it ends
 # the run with PTL_EXIT_NO_PROGRESS.
 WATCHDOG_LINE = re.compile(rb"ptl-gvsoc-watchdog: (.*)")
 BUDGET_SYMBOL = "ptl_gvsoc_cycle_budget"
@@ -172,7 +171,7 @@ def elf_with_payload(elf: bytes, payload: bytes, address: int) -> bytes:
         if p_type == PT_LOAD and paddr == address:
             if len(payload) > memsz:
                 raise CaseFailure(NOT_FIT, f"the payload has {len(payload)} bytes; the GVSOC target loads at most "
-                                           f"{memsz} (PTL_GVSOC_PAYLOAD_MAX in runtime/gvsoc/ptl_gvsoc.h)")
+                                           f"{memsz} (PTL_GVSOC_PAYLOAD_MAX in targets/gvsoc/runtime/ptl_gvsoc.h)")
             offset = (len(elf) + 15) & ~15
             size = (len(payload) + 3) & ~3
             header = _PHDR.pack(p_type, offset, vaddr, paddr, size, size, flags, align)

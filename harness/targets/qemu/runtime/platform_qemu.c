@@ -8,7 +8,7 @@
  * ptl_region_elapsed() is 0 and the harness reads the plugin's counts.
  *
  * Built with -DPTL_SERIAL_BOARD, the same runtime is the firmware of a
- * virtual board (harness/runtime/board/qemu_virt_board.c): the payload comes
+ * virtual board (harness/targets/board/runtime/qemu_virt_board.c): the payload comes
  * over the UART, the console goes to a buffer the host reads back, exit
  * hands that buffer over, and regions measure themselves.
  */

@@ -1,7 +1,7 @@
 /*
  * ptl_gvsoc.h: the fixed facts of the GVSOC pulp-open target, shared by the
  * bare-metal runtime (C and assembly) and the Python side
- * (harness/targets/gvsoc.py reads the PTL_GVSOC_* defines from this file, so
+ * (harness/targets/gvsoc/ reads the PTL_GVSOC_* defines from this file, so
  * keep each one a plain `#define NAME value` on one line).
  *
  * Machine: gvsoc --target=pulp-open. A fabric controller (FC, hart id 0x3e0)

@@ -2,12 +2,12 @@
 cluster, with exact, deterministic per-hart instruction counts.
 
 Build: the library, the runner and the bare-metal runtime
-(runtime/qemu/) are compiled once per configuration into runner.elf, against
+(targets/qemu/runtime/) are compiled once per configuration into runner.elf, against
 picolibc, and linked by riscv64-unknown-elf-gcc. The compiler is chosen per
 library by compile probes (harness/compilers.py): GCC 12 for FP32 and
 bfloat16 builds, clang for IEEE fp16 (rv32imafc_zfh), and clang-19 where the
 library's headers need arithmetic float16alt (bfloat16) that GCC 12 and
-clang 14 lack. The counting plugin (runtime/qemu/plugin/) is compiled next
+clang 14 lack. The counting plugin (targets/qemu/runtime/plugin/) is compiled next
 to it with the host compiler.
 
 Run: qemu-system-riscv32 -machine virt with 8 harts under
@@ -33,6 +33,7 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from functools import lru_cache
@@ -44,11 +45,12 @@ from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
 from harness.option_values import env_number
+from harness.protocol import TransportError, decode_records
 from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, RiscvCompiling, Runtime, fp16_formats
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
                             compile_command, tool_version)
 
-QEMU_RUNTIME = RUNTIME_DIR / "qemu"
+QEMU_RUNTIME = Path(__file__).resolve().parent / "runtime"
 LAYOUT_HEADER = QEMU_RUNTIME / "ptl_qemu.h"
 LINK_SCRIPT = QEMU_RUNTIME / "link.ld"
 PLUGIN_SOURCE = QEMU_RUNTIME / "plugin" / "ptl_insn_count.c"
@@ -64,7 +66,7 @@ HARTS = 8
 RUNTIME = Runtime(toolchain.MARCH, toolchain.MABI, QEMU_RUNTIME, QEMU_RUNTIME / "start.S", LINK_SCRIPT)
 DEADLOCK_WARNING = b"icount sleep disabled and no active timers"
 # What the plugin writes on QEMU's log when a region passes its budget
-# (PTL_BUDGET_MESSAGE in runtime/qemu/plugin/ptl_insn_count.c).
+# (PTL_BUDGET_MESSAGE in targets/qemu/runtime/plugin/ptl_insn_count.c).
 BUDGET_MESSAGE = b"ptl_insn_count: instruction budget exceeded"
 # Instructions, over all harts, that one measured region (one variant) may
 # take. lib_c's largest variant takes 3.0e7 (conv2d fp16 IG, 16x16x16 ->
@@ -224,7 +226,7 @@ class QemuTarget(RiscvCompiling, Target):
             limit = layout()["PTL_QEMU_PAYLOAD_MAX"]
             if len(payload) > limit:
                 raise CaseFailure(NOT_FIT, f"the payload has {len(payload)} bytes; the QEMU target loads at "
-                                           f"most {limit} (PTL_QEMU_PAYLOAD_MAX in runtime/qemu/ptl_qemu.h)")
+                                           f"most {limit} (PTL_QEMU_PAYLOAD_MAX in targets/qemu/runtime/ptl_qemu.h)")
             payload_path = workdir / "payload.bin"
             payload_path.write_bytes(payload)
         counts_path = workdir / "counts.txt"
@@ -315,3 +317,32 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 TARGET_CLASS = QemuTarget
+
+
+def smoke_test() -> str | None:
+    """Builds the runtime self-test and runs it on 8 harts with the plugin.
+    Returns None when it passed, else what failed."""
+    target = QemuTarget()
+    with tempfile.TemporaryDirectory(prefix="ptl-toolchain-") as tmp:
+        outdir = Path(tmp)
+        try:
+            target.build_program([SELF_TEST, *TEST_SUPPORT], "bf16", outdir)
+        except Exception as exc:  # BuildError or a missing tool
+            return f"building the self-test failed: {exc}"
+        raw = target.execute(outdir, payload=None, timeout=60, workdir=outdir)
+        if raw.timed_out or raw.returncode != 0:
+            return (f"the self-test did not pass (exit {raw.returncode}, timed out: {raw.timed_out}):\n"
+                    + raw.output.decode(errors="replace")[-800:] + raw.stderr.decode(errors="replace")[-800:])
+        try:
+            run = decode_records(raw.output)
+        except TransportError as exc:
+            return f"the self-test's records are damaged: {exc}"
+        failed = [v.index for v in run.variants if v.status != 0]
+        if not run.complete or failed:
+            return f"the self-test's checks failed: {failed or 'no END record'}"
+        if not raw.region_counts:
+            return "the counting plugin wrote no region counts"
+        total = sum(map(sum, raw.region_counts))
+        print(f"  smoke test: 8 harts, {len(raw.region_counts)} measured regions, "
+              f"{total / 1e6:.1f} M instructions in regions, {raw.seconds:.2f} s")
+    return None

@@ -1,5 +1,5 @@
 /*
- * The virtual board: the QEMU runtime (runtime/qemu/) as a board's firmware,
+ * The virtual board: the QEMU runtime (targets/qemu/runtime/) as a board's firmware,
  * reachable only through its NS16550 UART. Built with -DPTL_SERIAL_BOARD,
  * which takes platform_qemu.c's payload, exit and region functions out in
  * favour of these:

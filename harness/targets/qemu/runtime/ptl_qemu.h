@@ -1,7 +1,7 @@
 /*
  * ptl_qemu.h: the fixed facts of the QEMU target, shared by the bare-metal
  * runtime (C and assembly), the counting plugin (host C) and the Python side
- * (harness/targets/qemu.py reads the PTL_QEMU_* defines from this file, so
+ * (harness/targets/qemu/ reads the PTL_QEMU_* defines from this file, so
  * keep each one a plain `#define NAME value` on one line).
  *
  * Machine: qemu-system-riscv32 -machine virt -bios none -m 128M -smp 8.
@@ -19,7 +19,7 @@
  * all live below PTL_QEMU_PAYLOAD_ADDR (link.ld asserts it). */
 #define PTL_QEMU_PAYLOAD_ADDR 0x86000000
 #define PTL_QEMU_PAYLOAD_MAX 0x01000000
-/* The virtual board's firmware (harness/runtime/board/) receives the payload
+/* The virtual board's firmware (harness/targets/board/runtime/) receives the payload
  * over the UART into the lower half of that window and keeps its console
  * output in the upper half until the host has read it. */
 #define PTL_QEMU_BOARD_PAYLOAD_MAX 0x00800000

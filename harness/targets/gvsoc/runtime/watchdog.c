@@ -11,7 +11,7 @@
  * run with PTL_EXIT_NO_PROGRESS after one console line that says so.
  *
  * The budget is a word of .data that the harness writes into each run's copy
- * of the ELF (harness/targets/gvsoc.py), so that it follows the case's work.
+ * of the ELF (harness/targets/gvsoc/), so that it follows the case's work.
  * Outside measured regions (decoding, formatting) nothing is watched.
  */
 #include <stdint.h>
