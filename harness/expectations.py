@@ -50,6 +50,7 @@ Everything else that fails is a new failure.
 from __future__ import annotations
 
 import fnmatch
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -186,3 +187,11 @@ def _entry(raw: dict, where: str) -> Expectation:
                                 f"add `classes` (e.g. [\"numeric\", \"crash\"]) and/or `message = \"...\"`; "
                                 f"without them a failure of those cases for any other reason would be expected")
     return Expectation(kind, reason.strip(), tuple(tests), feature, tuple(classes), where, message)
+
+
+def add_options(group) -> None:
+    """--expect, in the plugin's option group."""
+    group.addoption("--expect", default=os.environ.get("PTL_EXPECT"), metavar="FILE",
+                    help="TOML file of known bugs and unsupported paths of the library under test "
+                         "(harness/expectations.py): matching failures are expected, the summary "
+                         "separates new failures, known bugs, unsupported paths and fixed ones")

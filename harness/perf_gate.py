@@ -339,3 +339,17 @@ def main(argv: list[str]) -> int:
             shutil.rmtree(results.parent, ignore_errors=True)
     print("\n".join(lines))
     return 0
+
+
+def add_options(group) -> None:
+    """The gate's options, in the plugin's option group."""
+    group.addoption("--perf-gate", action="store_true", default=None,
+                    help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py); "
+                         "default: PTL_PERF_GATE (1/0, true/false, yes/no, on/off)")
+    group.addoption("--perf-threshold", default=None,
+                    help="relative growth the gate allows (default 0: counts are exact on qemu)")
+    group.addoption("--perf-baseline", default=None, metavar="FILE",
+                    help="default reports/baseline/<target>.txt")
+    group.addoption("--perf-gate-foreign-toolchain", default="refuse", choices=FOREIGN_CHOICES,
+                    help="a baseline recorded with another toolchain fingerprint: refuse (default, a usage error), "
+                         "or report its changes without failing any variant")

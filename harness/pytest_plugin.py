@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from harness import catalogue, failure_summary, failures, option_values, perf_gate, sharding
+from harness import catalogue, expectations, failure_summary, failures, option_values, perf_gate, sharding
+from harness.autotune import pytest_tune
 from harness.board import pytest_board
 from harness.buildcache import digest_files
 from harness.cases import FEATURES, Variant
 from harness.child_process import die_with_parent_now
-from harness.dtypes import DTYPES
 from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
 from harness.failures import CaseFailure
 from harness.files import write_atomically
@@ -62,36 +62,14 @@ def pytest_addoption(parser):
     group.addoption("--run-timeout", default=None,
                     help="seconds one runner invocation may take before it is killed "
                          "(default: PTL_RUN_TIMEOUT, else the target's: 120, gvsoc 900)")
-    group.addoption("--shard", default=os.environ.get("PTL_SHARD"), metavar="I/N",
-                    help="run the I-th of N shares of the selection, balanced by recorded case costs "
-                         "(harness/sharding.py); `python -m harness merge` joins the shards' reports")
-    group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="FILE",
-                    help="the case seconds that balance the shards: a record like the committed default "
-                         "reports/baseline/<target>.seconds, or a previous run's results.csv")
     group.addoption("--concurrency-slice", type=int, default=None, metavar="N",
                     help="keep, for every family with multi-core variants, its N smallest cases at their "
                          "smallest and largest core count above 1 (CI's TSan and team-order passes)")
-    group.addoption("--perf-gate", action="store_true", default=None,
-                    help="fail variants whose counts grow beyond the committed baseline (harness/perf_gate.py); "
-                         "default: PTL_PERF_GATE (1/0, true/false, yes/no, on/off)")
-    group.addoption("--perf-threshold", default=None,
-                    help="relative growth the gate allows (default 0: counts are exact on qemu)")
-    group.addoption("--perf-baseline", default=None, metavar="FILE",
-                    help="default reports/baseline/<target>.txt")
-    group.addoption("--perf-gate-foreign-toolchain", default="refuse", choices=perf_gate.FOREIGN_CHOICES,
-                    help="a baseline recorded with another toolchain fingerprint: refuse (default, a usage error), "
-                         "or report its changes without failing any variant")
-    group.addoption("--expect", default=os.environ.get("PTL_EXPECT"), metavar="FILE",
-                    help="TOML file of known bugs and unsupported paths of the library under test "
-                         "(harness/expectations.py): matching failures are expected, the summary "
-                         "separates new failures, known bugs, unsupported paths and fixed ones")
-    tune = parser.getgroup("ptl-tune", "autotuner as a pytest mode (suite/test_autotune.py)")
-    tune.addoption("--tune", default=None, metavar="NET.toml",
-                   help="tune a network's layers: one test per layer and step (run in one process: -n 0)")
-    tune.addoption("--tune-strategy", default="exhaustive", help="exhaustive or greedy")
-    tune.addoption("--tune-tiles", default=None, help="candidate tilings per method (default 8)")
-    tune.addoption("--tune-cores", default=None, help="comma-separated core counts (default: the target's maximum)")
-    tune.addoption("--tune-dtype", default="fp32", choices=DTYPES)
+    # Each subsystem registers its own options, beside the code that reads them.
+    sharding.add_options(group)
+    perf_gate.add_options(group)
+    expectations.add_options(group)
+    pytest_tune.add_options(parser)
     pytest_board.add_options(parser)
     failure_summary.add_options(parser)
 
@@ -661,22 +639,7 @@ def validate_options(config) -> None:
         bad("--sanitize", sanitize, f"sanitizers exist on the host target only (--target host), not on {target}")
     _check_numbers(config, target)
     selected_families(config.getoption("family"))    # a name the catalogue has not: one usage error
-    here = config.invocation_params.dir
-    asks_for_tuner = any((here / arg.split("::")[0]).resolve() == TUNER_MODULE for arg in config.args)
-    if asks_for_tuner and not config.getoption("tune"):
-        bad("--tune", "missing", "suite/test_autotune.py is the autotuner's pytest mode: give it a network, "
-                                 "--tune NET.toml (e.g. networks/ds_cnn.toml), and -n 0")
-    if config.getoption("tune"):
-        if config.getoption("numprocesses", None):
-            bad("--tune", config.getoption("tune"), "the tuner keeps its state in one process: add -n 0")
-        from harness.autotune.strategies import STRATEGIES
-        if config.getoption("tune_strategy") not in STRATEGIES:
-            bad("--tune-strategy", config.getoption("tune_strategy"), f"choose one of {', '.join(STRATEGIES)}")
-        try:
-            option_values.core_counts("--tune-cores", config.getoption("tune_cores"),
-                                      choose_target(target).capabilities.max_cores)
-        except option_values.OptionValueError as exc:
-            raise pytest.UsageError(str(exc)) from None
+    pytest_tune.check_options(config, TUNER_MODULE, lambda: choose_target(target).capabilities.max_cores)
     for option in ("reports_dir", "ptl_cache"):
         value = config.getoption(option)
         if value is None:
@@ -705,8 +668,6 @@ def _check_numbers(config, target: str) -> None:
         option.perf_threshold = option_values.number(
             "--perf-threshold", 0.0 if option.perf_threshold is None else option.perf_threshold,
             "a finite fraction of 0 or more (0.05 allows 5% growth)", minimum=0)
-        option.tune_tiles = option_values.number("--tune-tiles", 8 if option.tune_tiles is None else option.tune_tiles,
-                                                 "a whole number of at least 1", integer=True, minimum=1)
         from harness.targets.qemu import insn_budget_from_env
         insn_budget_from_env()   # PTL_QEMU_INSN_BUDGET, before the qemu target reads it
     except option_values.OptionValueError as exc:

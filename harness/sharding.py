@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import heapq
+import os
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -154,3 +155,13 @@ def costs_digest(costs: dict[str, float]) -> str:
     """The identity of the costs a split used: shards split with other costs
     do not fit together."""
     return hashlib.sha256("\n".join(f"{c} {costs[c]:.6g}" for c in sorted(costs)).encode()).hexdigest()
+
+
+def add_options(group) -> None:
+    """--shard and --shard-costs, in the plugin's option group."""
+    group.addoption("--shard", default=os.environ.get("PTL_SHARD"), metavar="I/N",
+                    help="run the I-th of N shares of the selection, balanced by recorded case costs "
+                         "(harness/sharding.py); `python -m harness merge` joins the shards' reports")
+    group.addoption("--shard-costs", default=os.environ.get("PTL_SHARD_COSTS"), metavar="FILE",
+                    help="the case seconds that balance the shards: a record like the committed default "
+                         "reports/baseline/<target>.seconds, or a previous run's results.csv")

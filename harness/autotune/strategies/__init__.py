@@ -1,4 +1,5 @@
-"""Search strategies: each one module with one class, behind one interface.
+"""Search strategies: each one module with one class, behind one interface;
+the modules of this package are found by scanning it.
 
     class Strategy:
         name: str
@@ -13,10 +14,24 @@ among everything evaluated, so no strategy can choose a wrong kernel.
 """
 from __future__ import annotations
 
-from harness.autotune.strategies.exhaustive import Exhaustive
-from harness.autotune.strategies.greedy import Greedy
+import importlib
+import pkgutil
 
-STRATEGIES = {cls.name: cls for cls in (Exhaustive, Greedy)}
+
+def _found() -> dict[str, type]:
+    """Every module of this package is a strategy: the classes it defines that
+    have a `name` and a `search` (a new strategy is one new module)."""
+    found = {}
+    for module in pkgutil.iter_modules(__path__):
+        loaded = importlib.import_module(f"{__name__}.{module.name}")
+        for value in vars(loaded).values():
+            if isinstance(value, type) and value.__module__ == loaded.__name__ and hasattr(value, "search") \
+                    and isinstance(getattr(value, "name", None), str):
+                found[value.name] = value
+    return dict(sorted(found.items()))
+
+
+STRATEGIES = _found()
 
 
 def make_strategy(name: str):
