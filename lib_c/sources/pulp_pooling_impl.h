@@ -74,13 +74,44 @@ static POOL_T pool_reciprocal(const struct pool_geom *g)
     return POOL_FROM_F(1.0f / (float)(g->Hk * g->Wk));
 }
 
-void POOL_NAME(avg, fw)(void *pool_args)
+/* The sum of the Hk x Wk window at win (rows W apart) in row-major order. */
+static POOL_T pool_window_sum(const POOL_T *win, int W, int Hk, int Wk)
 {
-    const POOL_ARGS *pa = pool_args;
+    POOL_T sum = POOL_ZERO;
+    for (int kh = 0; kh < Hk; kh++)
+        for (int kw = 0; kw < Wk; kw++)
+            sum = POOL_ADD(sum, win[kh * W + kw]);
+    return sum;
+}
+
+/* The maximum of the Hk x Wk window at win (rows W apart), compared as
+ * binary32 (the conversion is exact, so is the order); a NaN wins, like the
+ * argmax below. */
+static POOL_T pool_window_max(const POOL_T *win, int W, int Hk, int Wk)
+{
+    POOL_T best = win[0];
+    float best_f = POOL_TO_F(best);
+    for (int kh = 0; kh < Hk; kh++)
+        for (int kw = 0; kw < Wk; kw++) {
+            const float v = POOL_TO_F(win[kh * W + kw]);
+            if (v > best_f || v != v) {
+                best_f = v;
+                best = win[kh * W + kw];
+            }
+        }
+    return POOL_PICK(best_f, best);
+}
+
+/* The forward steps: every output element of this core's slice of the C*Ho
+ * output rows is the mean (is_max 0) or the maximum (is_max 1) of its
+ * window. Always inlined with a constant is_max, so each step compiles to
+ * its own loop (not inlined, GCC and clang call it with is_max at run time). */
+static inline __attribute__((always_inline)) void pool_fw(const POOL_ARGS *pa, int is_max)
+{
     const struct pool_geom g = pool_geometry(pa);
     const POOL_T *in = pa->input->data;
     POOL_T *out = pa->output->data;
-    const POOL_T inv = pool_reciprocal(&g);
+    const POOL_T inv = is_max ? POOL_ZERO : pool_reciprocal(&g);
     int first, last;
     pool_core_slice(g.C * g.Ho, &first, &last);
     for (int u = first; u < last; u++) {
@@ -91,13 +122,20 @@ void POOL_NAME(avg, fw)(void *pool_args)
         POOL_T *out_row = out + u * g.Wo;
         for (int ow = 0; ow < g.Wo; ow++) {
             const POOL_T *win = in_rows + ow * g.Ws;
-            POOL_T sum = POOL_ZERO;
-            for (int kh = 0; kh < g.Hk; kh++)
-                for (int kw = 0; kw < g.Wk; kw++)
-                    sum = POOL_ADD(sum, win[kh * g.W + kw]);
-            out_row[ow] = POOL_MUL(sum, inv);
+            out_row[ow] = is_max ? pool_window_max(win, g.W, g.Hk, g.Wk)
+                                 : POOL_MUL(pool_window_sum(win, g.W, g.Hk, g.Wk), inv);
         }
     }
+}
+
+void POOL_NAME(avg, fw)(void *pool_args)
+{
+    pool_fw(pool_args, 0);
+}
+
+void POOL_NAME(max, fw)(void *pool_args)
+{
+    pool_fw(pool_args, 1);
 }
 
 void POOL_NAME(avg, bw)(void *pool_args)
@@ -124,38 +162,6 @@ void POOL_NAME(avg, bw)(void *pool_args)
                 for (int ow = ow0; ow <= ow1; ow++)
                     sum = POOL_ADD(sum, dy_c[oh * g.Wo + ow]);
             dx_row[w] = POOL_MUL(sum, inv);
-        }
-    }
-}
-
-void POOL_NAME(max, fw)(void *pool_args)
-{
-    const POOL_ARGS *pa = pool_args;
-    const struct pool_geom g = pool_geometry(pa);
-    const POOL_T *in = pa->input->data;
-    POOL_T *out = pa->output->data;
-    int first, last;
-    pool_core_slice(g.C * g.Ho, &first, &last);
-    for (int u = first; u < last; u++) {
-        const int c = u / g.Ho;
-        const int oh = u - c * g.Ho;
-        const int ih0 = oh * g.Hs;
-        const POOL_T *in_rows = in + (c * g.H + ih0) * g.W;
-        POOL_T *out_row = out + u * g.Wo;
-        for (int ow = 0; ow < g.Wo; ow++) {
-            const POOL_T *win = in_rows + ow * g.Ws;
-            /* Compared as binary32: the conversion is exact, so is the order. */
-            POOL_T best = win[0];
-            float best_f = POOL_TO_F(best);
-            for (int kh = 0; kh < g.Hk; kh++)
-                for (int kw = 0; kw < g.Wk; kw++) {
-                    const float v = POOL_TO_F(win[kh * g.W + kw]);
-                    if (v > best_f || v != v) { /* a NaN wins, like the argmax below */
-                        best_f = v;
-                        best = win[kh * g.W + kw];
-                    }
-                }
-            out_row[ow] = POOL_PICK(best_f, best);
         }
     }
 }
