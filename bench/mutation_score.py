@@ -77,7 +77,7 @@ class Family:
 
 ALL_TRAINING = "train_cnn|train_dsblock|train_rnn|train_transformer"
 FAMILIES = [
-    Family("act", ("pulp_act_fp*.c",), ("act",), "relu|leakyrelu|sigmoid", "train_cnn|train_dsblock"),
+    Family("act", ("pulp_act_fp*.c", "pulp_act_impl.h"), ("act",), "relu|leakyrelu|sigmoid", "train_cnn|train_dsblock"),
     Family("act_extra", ("pulp_act_extra_*",), ("act",), "gelu|swiglu|tanh"),
     Family("core_block", ("pulp_core_block.h",), ("act", "residual"), "relu|leakyrelu|sigmoid|residual",
            "train_cnn|train_dsblock|train_transformer"),

@@ -83,7 +83,7 @@ def variant_params(config) -> list:
     chosen = selected_families(config.getoption("family"))
     return [pytest.param(v, id=v.id, marks=[getattr(pytest.mark, f"family_{family}"),
                                             *(getattr(pytest.mark, f"feature_{f}") for f in v.case.features)])
-            for family in chosen for entry in catalogue.families()[family] for v in entry.variants()]
+            for family in chosen for entry in catalogue.entries(family) for v in entry.variants()]
 
 
 def selected_families(option: str | None) -> list[str]:

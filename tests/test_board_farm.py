@@ -89,7 +89,7 @@ def test_a_wrong_result_is_a_numeric_failure_run_once_and_never_retried(tmp_path
     # Every linear FW output gets its last element wrong: the board answers
     # whole and well, so the result stands and no other board is asked.
     library = mutant_library(tmp_path / "lib", SourceEdit(
-        "sources/pulp_linear_fp32.c", *_last_output_wrong()))
+        "sources/pulp_linear_impl.h", *_last_output_wrong()))
     with VirtualFarm(2, "socket", tmp_path / "boards") as farm:
         session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path, library=library)
         cases = small_cases(2, cores=(1,))
@@ -102,12 +102,14 @@ def test_a_wrong_result_is_a_numeric_failure_run_once_and_never_retried(tmp_path
 
 
 def _last_output_wrong() -> tuple[str, str]:
-    """The edit to lib_c's FP32 linear FW that the previous test seeds."""
+    """The edit to lib_c's linear FW that the previous test seeds: an exponent
+    bit of the first output flipped (whatever the element type)."""
     from harness.target import DEFAULT_LIBRARY
-    text = (DEFAULT_LIBRARY / "sources" / "pulp_linear_fp32.c").read_text()
-    original = "    pi_cl_team_fork(NUM_CORES, mm_manager, &mgr);\n}\n\nvoid pulp_linear_fp32_bw_cl"
+    text = (DEFAULT_LIBRARY / "sources" / "pulp_linear_impl.h").read_text()
+    original = "    pi_cl_team_fork(NUM_CORES, LIN_MM_MANAGER, &mgr);\n}\n\nvoid LIN_NAME(bw)"
     assert original in text, "the seeded bug's anchor moved; update the test"
-    return original, original.replace("&mgr);\n", "&mgr);\n    la->output->data[0] += 1.0f;\n")
+    return original, original.replace(
+        "&mgr);\n", "&mgr);\n    ((unsigned char *)la->output->data)[sizeof *la->output->data - 1] ^= 0x20;\n")
 
 
 def _hold(lock_dir, state_dir, board, seconds, queue):

@@ -40,6 +40,11 @@ def family_names() -> list[str]:
 
 
 @lru_cache(maxsize=None)
+def entries(family: str) -> tuple:
+    """One family's entries (its module imported only now)."""
+    return tuple(importlib.import_module(f"{__name__}.{family}").ENTRIES)
+
+
 def families() -> dict[str, tuple]:
-    """family name -> its entries."""
-    return {name: tuple(importlib.import_module(f"{__name__}.{name}").ENTRIES) for name in family_names()}
+    """family name -> its entries, for every family."""
+    return {name: entries(name) for name in family_names()}

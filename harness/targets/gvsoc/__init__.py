@@ -124,7 +124,7 @@ def missing_gvsoc_reason(environ: dict | None = None) -> str:
 def features() -> tuple[str, ...]:
     """What the harness needs of a GVSOC beyond upstream: the FEATURES that
     scripts/install-gvsoc.sh builds and writes into PREFIX/VERSION."""
-    script = (Path(__file__).resolve().parents[2] / INSTALL_SCRIPT).read_text()
+    script = (Path(__file__).resolve().parents[3] / INSTALL_SCRIPT).read_text()   # the checkout
     return tuple(re.search(r'^FEATURES="([^"]*)"$', script, re.M).group(1).split())
 
 
