@@ -1,12 +1,16 @@
 """The pytest plugin (entry point `pytest11: ptl`).
 
-It owns the suite's options, the per-worker Session, the grouping of
-variants into cases (so one runner invocation serves every variant of a
-case, on the same xdist worker), the classification of failures, and the
-reports. Test modules stay declarative:
+It owns the suite's core options (the subsystems register theirs: sharding,
+perf_gate, expectations, autotune.pytest_tune, board.pytest_board,
+failure_summary), the per-worker Session, the grouping of variants into
+cases (so one runner invocation serves every variant of a case, on the same
+xdist worker), the classification of failures, and the reports. The one
+suite module that runs the catalogue stays declarative (suite/test_ops.py):
 
-    @parametrize_variants(ENTRIES)
-    def test_linalg(variant, ptl):
+    def pytest_generate_tests(metafunc):
+        metafunc.parametrize("variant", variant_params(metafunc.config))
+
+    def test_op(variant, ptl):
         ptl.check(variant)
 """
 from __future__ import annotations
