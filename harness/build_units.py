@@ -334,8 +334,9 @@ def unit_table_object(toolchain: Toolchain, tables: list[str], objdir: Path, tag
 
 def _link_failure(source: Path, output: str, library: LibrarySource, report: UnitReport) -> str:
     """Why a unit does not link: its undefined symbols, and the library sources
-    that mention them but did not compile; where none names them (a name made
-    by a macro: `LIN_NAME(fw)`), every library source that did not compile."""
+    that mention them but did not compile; where none names them, that the
+    library lacks them, and every source that did not compile (a name made by
+    a macro, `LIN_NAME(fw)`, is in none of them by name)."""
     missing = sorted(set(_UNDEFINED.findall(output)))
     if not missing:
         return f"{source.name} does not link against the library:\n{first_error(output)}"
@@ -347,9 +348,9 @@ def _link_failure(source: Path, output: str, library: LibrarySource, report: Uni
             if any(re.search(rf"\b{re.escape(symbol)}\b", text) for symbol in missing):
                 lines.append(f"{path.name}, which defines or uses it, did not compile:\n"
                              f"{report.library_failed[path.name]}")
-    if len(lines) == 1 and report.library_failed:
-        lines += [f"{name} did not compile (no source names it; it may define it through a macro):\n{error}"
-                  for name, error in sorted(report.library_failed.items())]
     if len(lines) == 1:
-        lines.append("no library source defines it: the library lacks this function")
+        lines.append("no library source defines it: the library lacks this function"
+                     + (", or makes its name with a macro in a source that did not compile:"
+                        if report.library_failed else ""))
+        lines += [f"{name}:\n{error}" for name, error in sorted(report.library_failed.items())]
     return "\n".join(lines)
