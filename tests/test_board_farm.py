@@ -66,11 +66,22 @@ def test_cases_pass_through_a_cable_that_damages_one_byte_in_a_hundred(tmp_path)
     spec = FaultSpec(corrupt=5e-3, drop=5e-3)
     with VirtualFarm(1, "socket", tmp_path / "boards", faults=spec) as farm:
         session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path)
-        results = run_all(session, small_cases(4))
+        cases = small_cases(4)
+        results = run_all(session, cases)
         injected = sum(farm.proxies["vb0"].counts.values())
     assert failures_of(results) == []
     assert injected > 100, f"only {injected} faults injected: the test proves little"
-    assert session.target.farm.summary()["vb0"]["failures"] == 0, session.target.farm.summary()
+    board = session.target.farm.summary()["vb0"]
+    assert board["resends"] > 0 and "quarantined" not in board, board
+    # The link repairs the damage by resending. Whether an attempt also runs
+    # past its answer timeout while it resends depends on how loaded the
+    # machine is (a clean-clone CI run saw one): then the farm health-checks
+    # the board, resets it and runs the case again, as designed. So no count
+    # of such attempts is asserted, only that each was a transport or timeout
+    # fault answered by exactly one more run of the case on the same board
+    # (after a reset at most).
+    assert set(board["failure_classes"]) <= {failures.TRANSPORT, failures.TIMEOUT}, board
+    assert board["runs"] == len(cases) + board["failures"] and board["resets"] <= board["failures"], board
 
 
 def test_a_hung_board_is_reset_and_answers_again(tmp_path):
