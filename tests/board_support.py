@@ -14,6 +14,8 @@ from pathlib import Path
 
 from harness.board.inventory import write
 from harness.board.virtual import free_port, wait_listening
+from harness.payload import encode_payload, payload_crc
+from harness.runner_contract import DESCRIBE_OP
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
 from harness.targets.board import BoardTarget
@@ -59,6 +61,19 @@ def run_all(session: Session, cases) -> dict:
     for case, variants in cases:
         results.update(session.results_for(case, variants))
     return results
+
+
+def case_runs(session: Session) -> dict[str, int]:
+    """Per board, the runs of case payloads in the farm's ledger. The payload
+    that describes a firmware new to the cache (its kernel table) is a run
+    too, but only when the cache lacks it: a fresh clone's first test sees
+    one more run than a warm cache does, so it is not counted here."""
+    describe = payload_crc(encode_payload(DESCRIBE_OP, [], [], []))
+    counts = {name: 0 for name in session.target.farm.summary()}
+    for entry in session.target.farm.ledger():
+        if entry["event"] == "run" and entry["crc"] != describe:
+            counts[entry["board"]] += 1
+    return counts
 
 
 def failures_of(results: dict) -> list[str]:
