@@ -235,15 +235,21 @@ def test_a_case_that_hangs_is_timeout_on_a_healthy_board_which_is_neither_blamed
     assert sum(c["hangs"] for c in summary.values()) == len(cases) == resets, (summary, resets)
 
 
-def test_a_board_that_a_reset_does_not_bring_back_is_power_cycled(tmp_path):
+@pytest.mark.parametrize("driver", ["command", "virtual_board"])
+def test_a_board_that_a_reset_does_not_bring_back_is_power_cycled(tmp_path, driver):
+    # Through either driver: the inventory's commands, or the virtual board's
+    # Python API (harness/board/drivers/virtual_board.py), called in process.
     with VirtualFarm(1, "socket", tmp_path / "boards") as farm:
-        session = board_session(inventory_of(farm, tmp_path / "boards.toml"), tmp_path)
+        inventory = inventory_of(farm, tmp_path / "boards.toml", farm.inventory(driver))
+        assert ("virtual_board" in inventory.read_text()) == (driver == "virtual_board")
+        session = board_session(inventory, tmp_path)
         cases = small_cases(2)
         assert failures_of(run_all(session, cases[:1])) == []
         farm.board("vb0").wedge()
         results = run_all(session, cases[1:])
         counts = dict(farm.board("vb0").counts)
     assert failures_of(results) == []
+    assert counts["flash"] == 1, counts
     assert counts["reset"] == 1 and counts["power"] == 2, counts        # reset, then power off and on
     summary = session.target.farm.summary()["vb0"]
     assert summary["resets"] == 1 and summary["power_cycles"] == 1 and summary["failures"] == 0, summary

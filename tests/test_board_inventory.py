@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from harness.board import drivers
 from harness.board.inventory import InventoryError, load, write
 from harness.targets.board import BoardTarget
 
@@ -129,3 +130,69 @@ def test_a_device_and_its_symlink_are_one_port(tmp_path):
     from harness.board.inventory import port_of
     # /dev/serial/by-id/... is a symlink to /dev/ttyUSB*: resolved, both are the device.
     assert port_of(str(link).replace(str(tmp_path), "/dev/../" + str(tmp_path))) == str(device.resolve())
+
+
+DRIVER = 'power = {driver = "virtual_board", control = "127.0.0.1:7000", board = "vb3"}'
+
+
+def test_a_field_may_name_a_python_driver_whose_table_reads_back_and_writes_the_same(tmp_path):
+    boards = load(inventory(tmp_path, edited('power = ["usbrelay", "gap9-a={state}"]', DRIVER))).boards
+    switch = drivers.make(boards[0], "power")
+    assert (type(switch).__name__, switch.control, switch.name) == ("VirtualBoardDriver", "127.0.0.1:7000", "vb3")
+    assert isinstance(drivers.flasher(boards[0]), drivers.Flasher)     # the argv fields stay commands
+    again = tmp_path / "again.toml"
+    write(boards, again)
+    assert load(again).boards == boards
+
+
+@pytest.mark.parametrize("table, words", [
+    ('{driver = "ptl_no_such_driver"}', "no driver 'ptl_no_such_driver'"),
+    ('{control = "127.0.0.1:7000"}', "names a driver"),
+    ('{driver = "virtual_board", control = 7000}', "needs control"),
+    ('{driver = "virtual_board", control = "h:1", colour = "red"}', "unknown parameter(s) ['colour']"),
+    ('{driver = "serial_port"}', "is not a board driver"),
+    ('{driver = "virtual_board", control = "h:1", board = ["vb0"]}', "must be a string, number or boolean"),
+], ids=["unknown", "no-driver-key", "bad-param", "unknown-param", "not-a-driver", "param-type"])
+def test_a_bad_driver_table_is_one_message_naming_the_board_and_field(tmp_path, table, words):
+    path = inventory(tmp_path, edited('["usbrelay", "gap9-a={state}"]', table))
+    with pytest.raises(InventoryError) as raised:
+        load(path)
+    message = str(raised.value)
+    assert message.startswith(f"{path}: board gap9-a: field 'power': "), message
+    assert words in message, message
+
+
+def test_a_new_driver_is_one_module_anywhere_on_the_path(tmp_path, monkeypatch):
+    # A power switch with a Python API, outside the harness: one module with make().
+    (tmp_path / "lab_relay.py").write_text(
+        "from pathlib import Path\n"
+        "class Relay:\n"
+        "    def __init__(self, log):\n"
+        "        self.log = Path(log)\n"
+        "    def power(self, on):\n"
+        "        with self.log.open('a') as f:\n"
+        "            f.write('on\\n' if on else 'off\\n')\n"
+        "    def reset(self):\n"
+        "        raise OSError('relay 3 does not answer')\n"
+        "def make(board, field, params):\n"
+        "    return Relay(params['log'])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    log = tmp_path / "relay.log"
+    table = f'{{driver = "lab_relay", log = "{log}"}}'
+    board = load(inventory(tmp_path, edited('["usbrelay", "gap9-a={state}"]', table))).boards[0]
+    switch = drivers.power_switch(board)
+    switch.power(False)
+    switch.power(True)
+    assert log.read_text() == "off\non\n"
+    # What a driver raises is the board's load failure, in one line.
+    board = load(inventory(tmp_path, edited('["openocd", "-f", "board/gap9.cfg", "-c", "init; reset run; exit"]',
+                                            table))).boards[0]
+    with pytest.raises(drivers.BoardFault) as raised:
+        drivers.resetter(board).reset()
+    assert raised.value.kind == "load" and raised.value.message == \
+        "board gap9-a: field 'reset': reset() failed: OSError: relay 3 does not answer", raised.value.message
+    # The same module lacks flash(): named as such when a field needs it.
+    path = inventory(tmp_path, edited('["openocd", "-f", "board/gap9.cfg", "-c", "program {firmware} verify reset exit"]',
+                                      table))
+    with pytest.raises(InventoryError, match="field 'flash': driver 'lab_relay' has no flash"):
+        load(path)

@@ -87,7 +87,7 @@ def check(args) -> int:
               f"place(s) tagged {inventory.labgrid['reserve']} at the start of a run")
     bad = 0
     for board in boards:
-        problems = [f"field {m}: not installed" for m in board.missing_tools()]
+        problems = [f"field {m}" for m in drivers.missing(board)]
         answer = ""
         try:
             port = drivers.open_console(board)

@@ -15,8 +15,13 @@ reach, flash, reset and power each one.
 Commands are argv lists, never shell strings. Their {placeholders} are
 {firmware} (the runner ELF to flash), {name}, {serial}, {baud}, {python}
 (this interpreter), {state} (power only: on or off) and {tag:KEY} (a labgrid
-place's tag KEY=value). A [labgrid] table instead takes boards from a
-labgrid coordinator (harness/board/labgrid_places.py).
+place's tag KEY=value). Instead of an argv, flash, reset and power may name
+a driver with a Python API and its parameters, as a table:
+
+    power = {driver = "virtual_board", control = "127.0.0.1:7000"}
+
+(harness/board/drivers/ says what a driver is). A [labgrid] table instead
+takes boards from a labgrid coordinator (harness/board/labgrid_places.py).
 
 Every mistake is one InventoryError naming the file, the board and the field.
 """
@@ -24,12 +29,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import string
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.board import drivers
 from harness.toml_input import TomlInputError, read_toml
 
 # Which firmware a board runs, and what its counters count.
@@ -53,14 +58,27 @@ class InventoryError(Exception):
 
 
 @dataclass(frozen=True)
+class DriverSpec:
+    """A flash, reset or power field that names a driver module and its parameters."""
+    driver: str
+    params: tuple[tuple[str, str | int | float | bool], ...] = ()
+
+    def table(self) -> dict:
+        return {"driver": self.driver, **dict(self.params)}
+
+
+Field = tuple[str, ...] | DriverSpec     # an argv template, or a driver
+
+
+@dataclass(frozen=True)
 class Board:
     name: str
     platform: str
     serial: str
     baud: int
-    flash: tuple[str, ...]
-    reset: tuple[str, ...] = ()
-    power: tuple[str, ...] = ()
+    flash: Field
+    reset: Field = ()
+    power: Field = ()
     max_cores: int = 8
     l1_bytes: int = 64 * 1024
     tags: tuple[str, ...] = ()
@@ -79,20 +97,11 @@ class Board:
     def command(self, which: str, **values) -> list[str]:
         """The argv of flash, reset or power with its placeholders filled."""
         template = getattr(self, which)
+        if isinstance(template, DriverSpec):
+            raise TypeError(f"board {self.name}: field {which!r} is the driver {template.driver!r}, not a command")
         known = {"name": self.name, "serial": self.serial, "baud": str(self.baud), "python": sys.executable,
                  **{k: str(v) for k, v in values.items()}}
         return [_fill(arg, known) for arg in template]
-
-    def missing_tools(self) -> list[str]:
-        """'field: program' for each command whose program is not installed."""
-        missing = []
-        for which in COMMANDS:
-            argv = getattr(self, which)
-            if argv:
-                program = self.command(which, firmware="x", state="1")[0]
-                if shutil.which(program) is None and not Path(program).is_file():
-                    missing.append(f"{which}: {program}")
-        return missing
 
 
 @dataclass
@@ -191,6 +200,9 @@ def parse_board(path: Path, name: str, table, extra_placeholders: set[str] = fro
     commands = {}
     allowed = PLACEHOLDERS | set(extra_placeholders)
     for which in COMMANDS:
+        if isinstance(table.get(which), dict):
+            commands[which] = _driver_spec(path, name, which, table[which])
+            continue
         argv = need(which, list, default=[], required=which == "flash")
         if not all(isinstance(a, str) for a in argv) or (which == "flash" and not argv):
             raise _problem(path, name, which, f"must be a non-empty list of strings (an argv, not a shell "
@@ -207,8 +219,28 @@ def parse_board(path: Path, name: str, table, extra_placeholders: set[str] = fro
     tags = need("tags", list, default=[])
     if not all(isinstance(t, str) for t in tags):
         raise _problem(path, name, "tags", f"must be a list of strings, got {tags!r}")
-    return Board(name, platform, serial, baud, commands["flash"], commands["reset"], commands["power"],
-                 cores, l1, tuple(tags))
+    board = Board(name, platform, serial, baud, commands["flash"], commands["reset"], commands["power"],
+                  cores, l1, tuple(tags))
+    for which in COMMANDS:
+        if isinstance(getattr(board, which), DriverSpec):
+            try:
+                drivers.make(board, which)    # the module imports and takes its parameters
+            except ValueError as exc:
+                raise _problem(path, name, which, str(exc)) from None
+    return board
+
+
+def _driver_spec(path: Path, board: str, which: str, table: dict) -> DriverSpec:
+    driver = table.get("driver")
+    if not isinstance(driver, str) or not driver:
+        raise _problem(path, board, which, f"a table here names a driver: {{driver = \"MODULE\", ...}}; "
+                                           f"got {table!r}")
+    params = {k: v for k, v in table.items() if k != "driver"}
+    bad = [k for k, v in params.items() if not isinstance(v, (str, int, float, bool))]
+    if bad:
+        raise _problem(path, board, which, f"driver parameter {bad[0]!r} must be a string, number or boolean, "
+                                           f"got {params[bad[0]]!r}")
+    return DriverSpec(driver, tuple(sorted(params.items())))
 
 
 def _check_placeholders(path: Path, board: str, which: str, arg: str, allowed: set[str]) -> None:
@@ -267,8 +299,11 @@ def board_from_place(inventory: Inventory, place: str, serial: str, tags: dict[s
                                                                   f"(its tags: {tags})")
         return tags[match.group(1)]
     for which in COMMANDS:
-        if which in table:
+        if isinstance(table.get(which), list):
             table[which] = [re.sub(r"\{tag:([^}]+)\}", fill, arg) for arg in table[which]]
+        elif isinstance(table.get(which), dict):
+            table[which] = {k: re.sub(r"\{tag:([^}]+)\}", fill, v) if isinstance(v, str) else v
+                            for k, v in table[which].items()}
     return parse_board(inventory.path, place, table)
 
 
@@ -279,8 +314,11 @@ def write(boards: list[Board], path: Path, header: str = "") -> str:
         lines += ["", f"[boards.{b.name}]", f"platform = {_toml(b.platform)}", f"serial = {_toml(b.serial)}",
                   f"baud = {b.baud}"]
         for which in COMMANDS:
-            if getattr(b, which):
-                lines.append(f"{which} = [{', '.join(_toml(a) for a in getattr(b, which))}]")
+            spec = getattr(b, which)
+            if isinstance(spec, DriverSpec):
+                lines.append(f"{which} = {{{', '.join(f'{k} = {_toml(v)}' for k, v in spec.table().items())}}}")
+            elif spec:
+                lines.append(f"{which} = [{', '.join(_toml(a) for a in spec)}]")
         lines += [f"max_cores = {b.max_cores}", f"l1_bytes = {b.l1_bytes}",
                   f"tags = [{', '.join(_toml(t) for t in b.tags)}]"]
     text = "\n".join(lines).lstrip("\n") + "\n"
@@ -289,5 +327,9 @@ def write(boards: list[Board], path: Path, header: str = "") -> str:
     return text
 
 
-def _toml(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _toml(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -206,6 +206,12 @@ class BoardLink:
         # not: long frames are cheap on a clean cable, short ones survive a noisy one.
         self.chunk = self.k["MAX_DATA"]
 
+    def reopen(self, port) -> None:
+        """Goes on over a new port (the board's console reopened after a reset
+        or a power cycle); bytes half read from the old one are dropped."""
+        self.port = port
+        self.reader = FrameReader(port)
+
     def _write(self, data: bytes) -> None:
         try:
             self.port.write(data)

@@ -43,7 +43,7 @@ from pathlib import Path
 from harness import toolchain
 from harness.child_process import die_with_parent
 from harness.board.fault_proxy import FaultProxy, FaultSpec
-from harness.board.inventory import Board
+from harness.board.inventory import Board, DriverSpec
 from harness.targets.qemu import ELF_NAME, MANIFEST_NAME, cpu_option
 
 CONSOLES = ("socket", "rfc2217", "pty")
@@ -386,10 +386,16 @@ class VirtualFarm:
             return board.tty
         return f"{self.console}://127.0.0.1:{board.serial_port}"
 
-    def inventory(self) -> list[Board]:
-        """The inventory entries of these boards."""
-        def command(*words: str) -> tuple[str, ...]:
+    def inventory(self, driver: str = "command") -> list[Board]:
+        """The inventory entries of these boards: flash, reset and power as
+        commands (`python -m harness boards control ...`), or with driver
+        "virtual_board" through that driver's Python API (harness/board/drivers/)."""
+        def command(*words: str) -> tuple[str, ...] | DriverSpec:
+            if driver == "virtual_board":
+                return DriverSpec("virtual_board", (("control", self.control_address),))
             return ("{python}", "-m", "harness", "boards", "control", self.control_address, "{name}", *words)
+        if driver not in ("command", "virtual_board"):
+            raise ValueError(f"a virtual board's driver is command or virtual_board, not {driver!r}")
         return [Board(b.name, "qemu-virt", self.serial_url(b), 115200, command("flash", "{firmware}"),
                       command("reset"), command("power", "{state}"), 8, 64 * 1024, ("virtual", self.console))
                 for b in self.boards]

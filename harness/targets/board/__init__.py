@@ -132,9 +132,9 @@ class BoardTarget(Target):
             return self.problem
         if self.platform == "qemu-virt" and self.qemu.unavailable_reason():
             return self.qemu.unavailable_reason()
-        missing = [f"board {b.name}: field {m}" for b in self.boards for m in b.missing_tools()]
+        missing = [f"board {b.name}: field {m}" for b in self.boards for m in drivers.missing(b)]
         if missing:
-            return "missing commands: " + "; ".join(missing)
+            return "board drivers that cannot work here: " + "; ".join(missing)
         return None
 
     # ---- build ----------------------------------------------------------------------
@@ -222,15 +222,13 @@ class BoardTarget(Target):
         board = lease.board
         if lease.flashed != identity:
             lease.flashed = None        # a flash that fails half way leaves nothing known
-            drivers.run_command(board, "flash", firmware=firmware)
+            drivers.flasher(board).flash(firmware)
             lease.flashed = identity
             lease.note("flash", firmware=identity)
         start = time.monotonic()
-        port = drivers.open_console(board)
-        link = BoardLink(port, answer_timeout=self.answer_timeout)
+        link = BoardLink(drivers.open_console(board), answer_timeout=self.answer_timeout)
         try:
-            port = self._wake(lease, port, link)
-            link.port = port
+            self._wake(lease, link)
             try:
                 link.send_payload(payload)
             except PayloadTooBig as exc:
@@ -260,15 +258,15 @@ class BoardTarget(Target):
             raise BoardFault(failures.TRANSPORT, f"board {board.name}: its records do not check: {exc}") from None
         return RawRun(output, b"", finished.status, seconds=time.monotonic() - start)
 
-    def _wake(self, lease: Lease, port, link: BoardLink):
+    def _wake(self, lease: Lease, link: BoardLink) -> None:
         """PING until READY; a board that does not answer is reset (or power
-        cycled) and given time to boot. Returns the port, reopened if the
-        reset closed it. The link's own number of tries holds again after."""
+        cycled) and given time to boot, on its console reopened. The link's
+        own number of tries holds again after."""
         tries = link.attempts
         link.attempts = PING_TRIES
         try:
             link.ping()
-            return port
+            return
         except LinkTimeout:
             pass
         except LinkBroken as exc:
@@ -276,7 +274,6 @@ class BoardTarget(Target):
         finally:
             link.attempts = tries
         self._recover(lease, link, f"no answer to {PING_TRIES} pings")
-        return link.port
 
     def _after_hang(self, lease: Lease, link: BoardLink, payload: bytes, timeout: float, start: float) -> RawRun:
         """The case ran past its timeout. Reset the board, read back what the
@@ -342,23 +339,22 @@ class BoardTarget(Target):
         first, then a power cycle when the reset did not do it (or there is
         no reset command). The link's port is reopened after each."""
         board = lease.board
-        steps = [s for s in ("reset", "power") if getattr(board, s)]
+        steps = [(name, driver) for name, driver in (("reset", drivers.resetter(board)),
+                                                     ("power", drivers.power_switch(board))) if driver]
         if not steps:
             raise BoardFault(failures.TIMEOUT, f"board {board.name} stopped answering ({why}) and has neither a "
                                                f"reset nor a power command in the inventory")
         tries = link.attempts
         try:
-            for step in steps:
+            for step, driver in steps:
                 lease.note(step, why=why)
                 if step == "reset":
-                    drivers.run_command(board, "reset")
+                    driver.reset()
                 else:
-                    drivers.run_command(board, "power", state="off")
-                    drivers.run_command(board, "power", state="on")
+                    driver.power(False)
+                    driver.power(True)
                 _close(link.port)
-                link.port = drivers.open_console(board)
-                link.reader.port = link.port
-                link.reader.pending.clear()
+                link.reopen(drivers.open_console(board))
                 link.attempts = BOOT_TRIES
                 try:
                     link.ping()
@@ -369,7 +365,7 @@ class BoardTarget(Target):
                     raise BoardFault(failures.TRANSPORT, f"board {board.name}: {exc}") from None
         finally:
             link.attempts = tries
-        done = " and ".join({"reset": "a reset", "power": "a power cycle"}[s] for s in steps)
+        done = " and ".join({"reset": "a reset", "power": "a power cycle"}[s] for s, _ in steps)
         raise BoardFault(failures.TIMEOUT, f"board {board.name} stopped answering, and {done} did not bring it "
                                            f"back", checked=True)
 
