@@ -53,7 +53,7 @@ from harness.board.drivers import BoardFault
 from harness.board.farm import BoardFarm, Lease
 from harness.board.inventory import Board, InventoryError, load
 from harness.board.link import BoardLink, LinkBroken, LinkError, LinkTimeout, PayloadTooBig
-from harness.build_units import UnitReport, build_runner
+from harness.build_units import UnitReport
 from harness.failures import CaseFailure
 from harness.payload import payload_crc
 from harness.payload import encode_payload
@@ -158,16 +158,7 @@ class BoardTarget(Target):
             raise BuildError(f"this checkout builds board firmware for the virtual board (qemu-virt) only; a "
                              f"{self.platform} firmware needs the runner's board link (targets/board/runtime/board_link.c) "
                              f"on the SDK's UART, built with the PULP-SDK")
-        if config.sanitize:
-            raise BuildError("sanitizers exist on the host target only; drop --sanitize or use --target host")
-        self.qemu._check_format(config.fp16_format)
-        core = [p for p in qemu.runtime_sources() if p.suffix == ".c"] + VIRTUAL_SOURCES
-        choice = self.qemu.compiler_choice(config)
-        report = build_runner(self.qemu.toolchain(config.fp16_format, BOARD_FLAGS, choice.compiler, choice.arithmetic),
-                              config.library, core,
-                              outdir / qemu.ELF_NAME, outdir / "obj", config.objects)
-        self.qemu._finish(config.fp16_format, outdir)   # the manifest says which -cpu the firmware needs
-        return report
+        return self.qemu.build_firmware(config, outdir, VIRTUAL_SOURCES, BOARD_FLAGS)
 
     # ---- run ------------------------------------------------------------------------
 

@@ -159,13 +159,21 @@ class QemuTarget(RiscvCompiling, Target):
         """The runner and the library, op unit by op unit (harness/build_units.py).
         With embedded_payload (a C file from payload_as_c_source) the payload
         is compiled in; one placed by the loader still wins."""
+        if embedded_payload:
+            return self.build_firmware(config, outdir, [Path(embedded_payload)], ["-DPTL_EMBEDDED_PAYLOAD"])
+        return self.build_firmware(config, outdir)
+
+    def build_firmware(self, config: BuildConfig, outdir: Path, extra_sources: list[Path] = (),
+                       extra_flags: list[str] = ()) -> UnitReport:
+        """runner.elf on this runtime, with more sources and flags (a
+        compiled-in payload; the board target's serial link), the counting
+        plugin and the manifest beside it."""
         if config.sanitize:
             raise BuildError("sanitizers exist on the host target only; drop --sanitize or use --target host")
         self._check_format(config.fp16_format)
-        extra_flags = ["-DPTL_EMBEDDED_PAYLOAD"] if embedded_payload else []
-        core = [p for p in runtime_sources() if p.suffix == ".c"] + ([Path(embedded_payload)] if embedded_payload else [])
+        core = [p for p in runtime_sources() if p.suffix == ".c"] + list(extra_sources)
         choice = self.compiler_choice(config)
-        report = build_runner(self.toolchain(config.fp16_format, extra_flags, choice.compiler, choice.arithmetic),
+        report = build_runner(self.toolchain(config.fp16_format, list(extra_flags), choice.compiler, choice.arithmetic),
                               config.library, core,
                               outdir / ELF_NAME, outdir / "obj", config.objects)
         self._finish(config.fp16_format, outdir)
