@@ -32,9 +32,12 @@ def regress(args: argparse.Namespace, extra: list[str]) -> int:
 
 def toolchain(args: argparse.Namespace, extra: list[str]) -> int:
     if args.target == "gvsoc":
-        from harness.targets import gvsoc
-        launcher = gvsoc.find_gvsoc()
-        reason = gvsoc.missing_gvsoc_reason() if launcher is None else gvsoc.missing_features_reason(launcher)
+        from harness.option_values import OptionValueError
+        from harness.targets import make_target
+        try:
+            reason = make_target("gvsoc").gvsoc_reason()   # where the environment (PTL_GVSOC) says, else PATH
+        except OptionValueError as exc:
+            reason = str(exc)
         if reason:
             print(f"toolchain: {reason}", file=sys.stderr)
             return 1

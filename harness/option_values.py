@@ -43,6 +43,13 @@ def number(name: str, text, expected: str, *, integer: bool = False, minimum: fl
     return value
 
 
+def choice(name: str, text, choices) -> str:
+    """One of `choices`, as given."""
+    if text not in choices:
+        raise OptionValueError(f"{label(name, text)}: must be one of {', '.join(choices)}")
+    return text
+
+
 def switch(name: str, text) -> bool:
     """An on/off value: the usual spellings, `0` is off."""
     word = str(text).strip().lower()
@@ -85,3 +92,9 @@ def env_number(variable: str, default, expected: str, environ=None, **limits):
 
 def env_switch(variable: str, default: bool = False, environ=None) -> bool:
     return from_env(variable, default, switch, environ)
+
+
+def given(options: dict) -> dict:
+    """The options a source gave: those not None. An unset or empty variable
+    reads as None, and its option keeps the constructor's default."""
+    return {name: value for name, value in options.items() if value is not None}

@@ -39,8 +39,7 @@ from harness.reports import ReportRow, completeness, write_csv, write_junit, wri
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY, DEFAULT_RUN_TIMEOUT, LibrarySource
-from harness.targets import choose_target, make_target, target_names
-from harness.targets.qemu import CONSOLES as QEMU_CONSOLES
+from harness.targets import candidates, choose_target, environment_options, make_target, target_names
 
 SUITE_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_ops.py"
 TUNER_MODULE = SUITE_MODULE.parent / "test_autotune.py"
@@ -107,6 +106,7 @@ def selected_families(option: str | None) -> list[str]:
 class PtlPlugin:
     def __init__(self, config):
         self.config = config
+        # Its options from the environment (a board run's: set by pytest_board.configure), checked by validate_options.
         self.target = choose_target(config.getoption("target"))
         self.unavailable = self.target.unavailable_reason()
         self.selected: dict = defaultdict(list)      # case -> selected variants, in order
@@ -628,12 +628,10 @@ def validate_options(config) -> None:
         raise pytest.UsageError(f"{option_values.label(option, value)}: {allowed}")
 
     pytest_board.check_numbers(config)   # before a board target reads them
-    console = os.environ.get("PTL_QEMU_CONSOLE") or "semihost"
-    if console not in QEMU_CONSOLES:   # before any target is made: the qemu target reads it
-        bad("PTL_QEMU_CONSOLE", console, f"must be one of {', '.join(QEMU_CONSOLES)}")
     target = config.getoption("target")
     if target != "auto" and target not in target_names():
         bad("--target", target, f"unknown target; choose one of {', '.join(target_names())}, or auto")
+    _check_target_environment(target)    # before any target is made
     if target != "auto" and make_target(target).stop_when_unavailable:
         reason = make_target(target).unavailable_reason()
         if reason:
@@ -651,6 +649,17 @@ def validate_options(config) -> None:
         blocker = next((p for p in (Path(value), *Path(value).parents) if p.exists() and not p.is_dir()), None)
         if blocker is not None:
             bad(f"--{option.replace('_', '-')}", value, f"{blocker} is a file, so this cannot be a directory")
+
+
+def _check_target_environment(target: str) -> None:
+    """The environment variables of every target the run may make (auto:
+    each it chooses between), read as make_target reads them (the target
+    package's options_from_environment): a bad value is one usage error."""
+    try:
+        for name in candidates(target):
+            environment_options(name)
+    except option_values.OptionValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _check_numbers(config, target: str) -> None:
@@ -672,8 +681,6 @@ def _check_numbers(config, target: str) -> None:
         option.perf_threshold = option_values.number(
             "--perf-threshold", 0.0 if option.perf_threshold is None else option.perf_threshold,
             "a finite fraction of 0 or more (0.05 allows 5% growth)", minimum=0)
-        from harness.targets.qemu import insn_budget_from_env
-        insn_budget_from_env()   # PTL_QEMU_INSN_BUDGET, before the qemu target reads it
     except option_values.OptionValueError as exc:
         raise pytest.UsageError(str(exc)) from None
 

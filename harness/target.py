@@ -145,6 +145,13 @@ class Target(ABC):
 GROUP_GUARD = Path(__file__).with_name("group_guard.py")
 
 
+def child_environment(**variables: str) -> dict[str, str]:
+    """A child process's environment: this process's, with `variables` set.
+    Here, not in a target: a target passes the environment on to what it
+    runs, and reads none of its own options from it (harness/targets/)."""
+    return {**os.environ, **variables}
+
+
 def run_command(argv: list[str], timeout: float, cwd: Path | None = None,
                 env: dict | None = None, tree: bool = False) -> RawRun:
     """Run argv, killing its whole process group on timeout and keeping what

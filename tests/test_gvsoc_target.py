@@ -22,7 +22,7 @@ from harness.failures import CaseFailure
 from harness.protocol import TransportError, decode_records
 from harness.session import Session
 from harness.target import BuildError, RawRun
-from harness.targets import gvsoc
+from harness.targets import gvsoc, make_target
 from harness.targets.gvsoc import GvsocTarget, elf_with_payload, find_gvsoc, gvsoc_argv, read_exit
 from tests.test_mutations import ROOT
 
@@ -50,22 +50,27 @@ def fake_launcher(path: Path) -> Path:
 
 # ---- finding GVSOC -----------------------------------------------------------------
 
+def configured(environ: dict) -> str | None:
+    """The target's gvsoc option, as the environment gives it."""
+    return gvsoc.options_from_environment(environ).get("gvsoc")
+
+
 def test_PTL_GVSOC_names_an_install_prefix_or_the_launcher_itself(tmp_path):
     launcher = fake_launcher(tmp_path / "prefix" / "bin" / "gvsoc")
-    assert find_gvsoc({"PTL_GVSOC": str(tmp_path / "prefix"), "PATH": ""}) == launcher
-    assert find_gvsoc({"PTL_GVSOC": str(launcher), "PATH": ""}) == launcher
+    assert find_gvsoc(configured({"PTL_GVSOC": str(tmp_path / "prefix")}), search_path="") == launcher
+    assert find_gvsoc(configured({"PTL_GVSOC": str(launcher)}), search_path="") == launcher
 
 
 def test_without_PTL_GVSOC_the_launcher_comes_from_PATH(tmp_path):
     launcher = fake_launcher(tmp_path / "bin" / "gvsoc")
-    assert find_gvsoc({"PATH": str(tmp_path / "bin")}) == launcher
-    assert find_gvsoc({"PATH": str(tmp_path)}) is None
+    assert find_gvsoc(configured({}), search_path=str(tmp_path / "bin")) == launcher
+    assert find_gvsoc(configured({}), search_path=str(tmp_path)) is None
 
 
 def test_a_missing_gvsoc_names_the_install_script(tmp_path):
-    environ = {"PTL_GVSOC": str(tmp_path / "nowhere"), "PATH": ""}
-    assert find_gvsoc(environ) is None
-    reason = gvsoc.missing_gvsoc_reason(environ)
+    where = configured({"PTL_GVSOC": str(tmp_path / "nowhere")})
+    assert find_gvsoc(where, search_path="") is None
+    reason = gvsoc.missing_gvsoc_reason(where)
     assert "scripts/install-gvsoc.sh" in reason and str(tmp_path / "nowhere") in reason
 
 
@@ -321,13 +326,14 @@ def test_the_target_says_what_it_is():
 
 # ---- on a real GVSOC ---------------------------------------------------------------------------
 
-needs_gvsoc = pytest.mark.skipif(GvsocTarget().unavailable_reason() is not None,
-                                 reason=f"needs GVSOC: {GvsocTarget().unavailable_reason()}")
+# Where the environment says GVSOC is (PTL_GVSOC, else PATH), as a run finds it.
+needs_gvsoc = pytest.mark.skipif(make_target("gvsoc").unavailable_reason() is not None,
+                                 reason=f"needs GVSOC: {make_target('gvsoc').unavailable_reason()}")
 
 
 @needs_gvsoc
 def test_live_the_team_test_passes_and_counts_every_core(tmp_path):
-    target = GvsocTarget()
+    target = make_target("gvsoc")
     elf = target.build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=0"])
     raw = target.run(tmp_path, None, 60.0, tmp_path / "run")
     assert elf.exists() and raw.returncode == 0, raw.stderr.decode()
@@ -338,7 +344,7 @@ def test_live_the_team_test_passes_and_counts_every_core(tmp_path):
 
 @needs_gvsoc
 def test_live_the_cluster_dma_moves_1d_and_2d_copies_between_l2_and_l1(tmp_path):
-    target = GvsocTarget()
+    target = make_target("gvsoc")
     target.build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=5"])
     raw = target.run(tmp_path, None, 60.0, tmp_path / "run")
     assert raw.returncode == 0, raw.stderr.decode()
@@ -347,7 +353,7 @@ def test_live_the_cluster_dma_moves_1d_and_2d_copies_between_l2_and_l1(tmp_path)
 
 @needs_gvsoc
 def test_live_an_amo_crashes_on_core_3(tmp_path):
-    target = GvsocTarget()
+    target = make_target("gvsoc")
     target.build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=1"])
     raw = target.run(tmp_path, None, 60.0, tmp_path / "run")
     crash = decode_records(raw.output).crash

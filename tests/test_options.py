@@ -53,6 +53,9 @@ def test_a_bad_option_is_one_usage_error_without_a_traceback(args, says):
     ("PTL_BOARD_ANSWER_TIMEOUT", "nan", "PTL_BOARD_ANSWER_TIMEOUT=nan: must be a positive number of seconds"),
     ("PTL_LABGRID_RESERVE_TIMEOUT", "0", "PTL_LABGRID_RESERVE_TIMEOUT=0: must be a positive number of seconds"),
     ("PTL_QEMU_CONSOLE", "serial", "PTL_QEMU_CONSOLE=serial: must be one of semihost, uart"),
+    ("PTL_QEMU_INSN_BUDGET", "0", "PTL_QEMU_INSN_BUDGET=0: must be a positive whole number of instructions"),
+    ("PTL_TEAM_ORDER", "sideways", "PTL_TEAM_ORDER=sideways: must be a team order: one of free, forward, reverse, "
+                                   "rotate or random:SEED"),
 ])
 def test_a_bad_environment_variable_is_one_usage_error_naming_it(variable, value, says):
     result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist", "-q",

@@ -15,6 +15,7 @@ import pytest
 
 from harness import toolchain
 from harness.protocol import decode_records
+from harness.targets import make_target
 from harness.targets.qemu import TEST_SUPPORT, QemuTarget, layout
 
 TESTS = Path(__file__).resolve().parent.parent / "harness" / "targets" / "qemu" / "runtime" / "tests"
@@ -175,9 +176,9 @@ def test_a_hang_inside_a_measured_region_stops_at_its_instruction_budget(target,
     """A spinning hart never sleeps, so no deadlock warning comes; the plugin's
     budget stops the run after that many instructions, long before the wall
     clock, and at the same instruction on every run."""
-    monkeypatch.setenv("PTL_QEMU_INSN_BUDGET", "2000000")
+    monkeypatch.setenv("PTL_QEMU_INSN_BUDGET", "2000000")   # as a run gives it: the target from the environment
     artefact = build(target, tmp_path_factory, "test_hang", flags=["-DPTL_TEST_SPIN_IN_REGION"])
-    runs = [QemuTarget().execute(artefact, None, 60, tmp_path / str(k)) for k in range(2)]
+    runs = [make_target("qemu").execute(artefact, None, 60, tmp_path / str(k)) for k in range(2)]
     for raw in runs:
         assert raw.timed_out and raw.returncode is None and not raw.deadlock
         assert raw.seconds < 30
@@ -193,7 +194,7 @@ def test_a_hang_inside_a_measured_region_stops_at_its_instruction_budget(target,
 def test_a_bad_instruction_budget_is_one_line_naming_the_variable(monkeypatch, text):
     monkeypatch.setenv("PTL_QEMU_INSN_BUDGET", text)
     with pytest.raises(ValueError, match="PTL_QEMU_INSN_BUDGET=.*: must be a positive whole number"):
-        QemuTarget()
+        make_target("qemu")
 
 
 def test_fork_beyond_the_harts_present_is_an_error_not_a_hang(target, tmp_path_factory, tmp_path):

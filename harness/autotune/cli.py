@@ -203,7 +203,10 @@ def main(argv: list[str] | None = None) -> int:
         check_work(whole, args.layer, steps, args.dtype)
     except (NetworkError, ValueError, LayerTooLarge) as exc:
         p.error(str(exc))
-    target = choose_target(args.target)
+    try:
+        target = choose_target(args.target)
+    except OptionValueError as exc:   # a target's environment variable, e.g. PTL_TEAM_ORDER=sideways
+        p.error(str(exc))
     cores = _cores(args.cores, target.capabilities.max_cores, p.error)
     l1 = args.l1_bytes or target.capabilities.l1_bytes or 64 * 1024
     if not args.replay and target.unavailable_reason():

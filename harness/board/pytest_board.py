@@ -3,8 +3,12 @@ state directory, labgrid places held for the run, and the summary.
 
 The controller makes the state directory and, for a [labgrid] inventory,
 reserves and acquires the places and writes the inventory of their boards.
-It hands all of it to the target, and to the xdist workers, through the
-environment (PTL_BOARDS, PTL_BOARD_STATE, ...), which workers inherit.
+It writes all of it, and the farm's options, into the environment
+(PTL_BOARDS, PTL_BOARD_STATE, PTL_BOARD_ATTEMPTS, ...), which the xdist
+workers inherit: the transport from the controller to its workers. In each
+process the board target gets them as constructor arguments, from the board
+package's options_from_environment (harness/targets/board), which
+make_target calls when the plugin makes its target.
 Places are released at the end of the session, also on Ctrl-C, on a crash
 (atexit) and on SIGTERM; the state directory is removed then too.
 
@@ -23,6 +27,8 @@ import pytest
 
 from harness import option_values
 from harness.board.inventory import InventoryError, load, write
+from harness.targets import environment_options
+from harness.targets.board import ATTEMPTS, QUARANTINE_AFTER
 
 STATE_KEY = pytest.StashKey[dict]()
 
@@ -41,30 +47,34 @@ def add_options(parser) -> None:
                          "default PTL_BOARD_QUARANTINE_AFTER, else 3")
 
 
-# option -> (environment variable, default); each a whole number of at least 1
-COUNTS = {"board_attempts": ("PTL_BOARD_ATTEMPTS", 3), "board_quarantine_after": ("PTL_BOARD_QUARANTINE_AFTER", 3)}
+# option -> (the board target's keyword, its default); each a whole number of at least 1
+COUNTS = {"board_attempts": ("attempts", ATTEMPTS), "board_quarantine_after": ("quarantine_after", QUARANTINE_AFTER)}
 
 
 def check_numbers(config) -> None:
-    """The farm's number options and variables (harness/option_values.py),
-    replaced by their values; checked whatever the target."""
+    """The farm's number options (harness/option_values.py), replaced by
+    their values; one not given is the board target's, from the environment
+    (PTL_BOARD_ATTEMPTS, ...: the board package's options_from_environment)
+    or its default. The board target's variables and the labgrid
+    reservation's are checked whatever the target."""
     expected = "a whole number of at least 1"
     try:
-        for option, (variable, default) in COUNTS.items():
+        from_environment = environment_options("board")
+        for option, (keyword, default) in COUNTS.items():
             given = getattr(config.option, option)
             setattr(config.option, option,
-                    option_values.env_number(variable, default, expected, integer=True, minimum=1) if given is None
+                    from_environment.get(keyword, default) if given is None
                     else option_values.number(f"--{option.replace('_', '-')}", given, expected, integer=True,
                                               minimum=1))
-        option_values.env_number("PTL_BOARD_ANSWER_TIMEOUT", 1.0, "a positive number of seconds", above=0)
         option_values.env_number("PTL_LABGRID_RESERVE_TIMEOUT", 120.0, "a positive number of seconds", above=0)
     except option_values.OptionValueError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
 def configure(config) -> None:
-    """Before the target is made: checks the options, and in the controller
-    sets up the session's state (and labgrid places)."""
+    """Before the target is made: checks the options, puts them where the
+    board target's options_from_environment reads them, and in the
+    controller sets up the session's state (and labgrid places)."""
     if config.getoption("target") != "board":
         return
     boards = config.getoption("boards")

@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT))
 from harness.payload import payload_crc  # noqa: E402
 from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY, run_command  # noqa: E402
-from harness.targets.gvsoc import (BUDGET_SYMBOL, SELF_TEST, GvsocTarget, cycle_budget, elf_with_payload,  # noqa: E402
+from harness.targets import make_target  # noqa: E402
+from harness.targets.gvsoc import (BUDGET_SYMBOL, SELF_TEST, cycle_budget, elf_with_payload,  # noqa: E402
                                    elf_with_word, gvsoc_argv, layout)
 from harness.catalogue.conv2d import CONV2D_KERNEL_SWEEP  # noqa: E402
 from harness.catalogue.linalg import MATMUL  # noqa: E402
@@ -65,7 +66,7 @@ def record_runner(session: Session, name: str, entry, case_id: str, cores: tuple
 
 
 def main() -> int:
-    target = GvsocTarget()
+    target = make_target("gvsoc")   # GVSOC where PTL_GVSOC (or PATH) says
     if target.unavailable_reason():
         print(target.unavailable_reason(), file=sys.stderr)
         return 1

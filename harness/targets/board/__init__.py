@@ -34,10 +34,13 @@ Each case's result carries its delivery: the attempts, the boards, and the
 classes of the attempts that failed (RawRun.delivery, the report's
 attempts, boards and failed_attempts columns).
 
-Configuration comes from the environment, which the pytest options set
-(harness/board/pytest_board.py): PTL_BOARDS (the inventory), PTL_BOARD_STATE
-(the session's state directory), PTL_BOARD_ATTEMPTS, PTL_BOARD_QUARANTINE_AFTER,
-PTL_BOARD_TAGS and PTL_BOARD_ANSWER_TIMEOUT.
+Options are constructor keywords: inventory, state_dir (the session's
+state directory), attempts, quarantine_after, tags and answer_timeout.
+options_from_environment reads them from PTL_BOARDS, PTL_BOARD_STATE,
+PTL_BOARD_ATTEMPTS, PTL_BOARD_QUARANTINE_AFTER, PTL_BOARD_TAGS and
+PTL_BOARD_ANSWER_TIMEOUT, which a pytest run's controller sets from its
+options and its session (harness/board/pytest_board.py) and its xdist
+workers inherit.
 """
 from __future__ import annotations
 
@@ -45,9 +48,10 @@ import hashlib
 import os
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
-from harness import failures, option_values
+from harness import failures
 from harness.board import drivers
 from harness.board.drivers import BoardFault
 from harness.board.farm import BoardFarm, Lease
@@ -55,6 +59,7 @@ from harness.board.inventory import Board, InventoryError, load
 from harness.board.link import BoardLink, LinkBroken, LinkError, LinkTimeout, PayloadTooBig
 from harness.build_units import UnitReport
 from harness.failures import CaseFailure
+from harness.option_values import env_number, from_env, given
 from harness.payload import payload_crc
 from harness.payload import encode_payload
 from harness.protocol import TransportError, decode_records
@@ -68,22 +73,40 @@ BOARD_FLAGS = ["-DPTL_SERIAL_BOARD", f"-I{BOARD_RUNTIME}"]
 PING_TRIES = 3          # answers missed before the board counts as hung and is reset
 BOOT_TRIES = 15         # answers awaited after a reset or a power cycle
 HEALTH_TIMEOUT = 60.0   # for the health payload to finish
+ATTEMPTS = 3            # boards a case may try
+QUARANTINE_AFTER = 3    # consecutive failures that quarantine a board
+ANSWER_TIMEOUT = 1.0    # seconds the link waits for each answer
+
+
+def options_from_environment(environ: Mapping[str, str]) -> dict:
+    """BoardTarget's keyword arguments from the environment: inventory from
+    PTL_BOARDS, state_dir from PTL_BOARD_STATE, attempts from
+    PTL_BOARD_ATTEMPTS, quarantine_after from PTL_BOARD_QUARANTINE_AFTER,
+    tags from PTL_BOARD_TAGS (comma-separated), answer_timeout from
+    PTL_BOARD_ANSWER_TIMEOUT (unset or empty: the default). A bad number is
+    an OptionValueError."""
+    count = "a whole number of at least 1"
+    return given({
+        "inventory": from_env("PTL_BOARDS", None, lambda name, text: Path(text), environ),
+        "state_dir": from_env("PTL_BOARD_STATE", None, lambda name, text: Path(text), environ),
+        "attempts": env_number("PTL_BOARD_ATTEMPTS", None, count, environ, integer=True, minimum=1),
+        "quarantine_after": env_number("PTL_BOARD_QUARANTINE_AFTER", None, count, environ, integer=True, minimum=1),
+        "tags": from_env("PTL_BOARD_TAGS", None, lambda name, text: [tag for tag in text.split(",") if tag], environ),
+        "answer_timeout": env_number("PTL_BOARD_ANSWER_TIMEOUT", None, "a positive number of seconds", environ,
+                                     above=0)})
 
 
 class BoardTarget(Target):
     name = "board"
 
-    def __init__(self, inventory: Path | None = None, state_dir: Path | None = None, attempts: int | None = None,
-                 quarantine_after: int | None = None, tags: list[str] | None = None):
-        env = os.environ
-        self.inventory_path = inventory or env.get("PTL_BOARDS")
-        # checked at configure time (harness/board/pytest_board.py)
-        count = "a whole number of at least 1"
-        self.attempts = attempts or option_values.env_number("PTL_BOARD_ATTEMPTS", 3, count, integer=True, minimum=1)
-        self.answer_timeout = option_values.env_number("PTL_BOARD_ANSWER_TIMEOUT", 1.0, "a positive number of seconds",
-                                                       above=0)
-        tags = tags if tags is not None else [t for t in env.get("PTL_BOARD_TAGS", "").split(",") if t]
-        self.qemu = qemu.QemuTarget()
+    def __init__(self, inventory: Path | None = None, state_dir: Path | None = None, attempts: int = ATTEMPTS,
+                 quarantine_after: int = QUARANTINE_AFTER, tags: list[str] | None = None,
+                 answer_timeout: float = ANSWER_TIMEOUT):
+        self.inventory_path = inventory
+        self.attempts = attempts
+        self.answer_timeout = answer_timeout
+        tags = tags or []
+        self.qemu = qemu.QemuTarget()    # the virtual board's firmware is QEMU's build; its run options do not matter
         self.problem: str | None = None
         self.boards: list[Board] = []
         self.platform = "qemu-virt"
@@ -114,9 +137,8 @@ class BoardTarget(Target):
             counter_unit=unit, payload_delivery="serial",
             l1_bytes=min((b.l1_bytes for b in self.boards), default=64 * 1024))
         self._farm: BoardFarm | None = None
-        self._quarantine_after = quarantine_after or option_values.env_number(
-            "PTL_BOARD_QUARANTINE_AFTER", 3, count, integer=True, minimum=1)
-        self._state_dir = state_dir or env.get("PTL_BOARD_STATE")
+        self._quarantine_after = quarantine_after
+        self._state_dir = state_dir
 
     @property
     def farm(self) -> BoardFarm:

@@ -27,6 +27,10 @@ that is reported as a crash with GVSOC's message. A hang or a deadlock in a
 measured region is stopped by the FC's watchdog after the case's cycle
 budget (cycle_budget, written into each run's copy of the ELF) and is a
 timeout; the wall-clock timeout stays as the last resort.
+
+Options (constructor keywords; options_from_environment reads them from the
+environment of a run): gvsoc, where GVSOC is (PTL_GVSOC; else gvsoc on
+PATH), and cycle_budget, one budget for every case (PTL_GVSOC_CYCLE_BUDGET).
 """
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ import os
 import re
 import shutil
 import struct
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,7 +46,7 @@ from harness import c_header, toolchain
 from harness.build_units import UnitReport, build_runner
 from harness.elf_symbols import ElfError, data_offset, symbol_value
 from harness.failures import LOAD, NOT_FIT, CaseFailure
-from harness.option_values import env_number
+from harness.option_values import env_number, from_env, given
 from harness.perf_gate import BaselineError, baseline_path, read_baseline, split_id
 from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, RiscvCompiling, Runtime, fp16_formats
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, compile_command,
@@ -96,23 +101,20 @@ def runtime_sources() -> list[Path]:
     return sorted(GVSOC_RUNTIME.glob("*.c"))
 
 
-def find_gvsoc(environ: dict | None = None) -> Path | None:
-    """The gvsoc launcher: $PTL_GVSOC (the launcher, or an install prefix
-    with bin/gvsoc), else gvsoc on PATH."""
-    environ = os.environ if environ is None else environ
-    configured = environ.get(ENV_VAR)
+def find_gvsoc(configured: str | Path | None = None, search_path: str | None = None) -> Path | None:
+    """The gvsoc launcher: `configured` (the launcher, or an install prefix
+    with bin/gvsoc: PTL_GVSOC), else gvsoc on search_path (None: PATH)."""
     if configured:
         path = Path(configured).expanduser()
         if path.is_dir():
             path = path / "bin" / "gvsoc"
         return path if path.is_file() and os.access(path, os.X_OK) else None
-    found = shutil.which("gvsoc", path=environ.get("PATH"))
+    found = shutil.which("gvsoc", path=search_path)
     return Path(found) if found else None
 
 
-def missing_gvsoc_reason(environ: dict | None = None) -> str:
-    environ = os.environ if environ is None else environ
-    configured = environ.get(ENV_VAR)
+def missing_gvsoc_reason(configured: str | Path | None = None) -> str:
+    """Why find_gvsoc(configured) found none, and how to install one."""
     where = (f"{ENV_VAR}={configured} is neither the gvsoc launcher nor a prefix with bin/gvsoc"
              if configured else f"gvsoc is not on PATH and {ENV_VAR} is not set")
     return (f"GVSOC not found ({where}); install it with {INSTALL_SCRIPT} [PREFIX], "
@@ -238,6 +240,17 @@ def read_exit(raw: RawRun) -> None:
                        f"instruction at pc {pc}\n").encode()
 
 
+def options_from_environment(environ: Mapping[str, str]) -> dict:
+    """GvsocTarget's keyword arguments from the environment: gvsoc from
+    PTL_GVSOC, cycle_budget from PTL_GVSOC_CYCLE_BUDGET (unset or empty: the
+    default). A bad budget is an OptionValueError."""
+    return given({
+        "gvsoc": from_env(ENV_VAR, None, lambda name, text: text, environ),
+        "cycle_budget": env_number(BUDGET_VAR, None, f"a positive whole number of SoC cycles per measured region "
+                                                     f"(default: by the case's work, at most {CYCLE_BUDGET})",
+                                   environ, integer=True, minimum=1)})
+
+
 class GvsocTarget(RiscvCompiling, Target):
     name = "gvsoc"
     stop_when_unavailable = True
@@ -246,12 +259,12 @@ class GvsocTarget(RiscvCompiling, Target):
     # (54 variants, bfloat16 in software) took 4-5 minutes on a busy 2-core machine.
     default_run_timeout = 900.0
 
-    def __init__(self):
+    def __init__(self, gvsoc: str | Path | None = None, cycle_budget: int | None = None):
+        # The launcher or an install prefix (find_gvsoc); None: gvsoc on PATH.
+        self.gvsoc = gvsoc
         self._launcher: Path | None | bool = False
-        # Set, it is every case's budget; None: each case's own (cycle_budget).
-        self.cycle_budget = env_number(BUDGET_VAR, None, f"a positive whole number of SoC cycles per measured "
-                                                         f"region (default: by the case's work, at most "
-                                                         f"{CYCLE_BUDGET})", integer=True, minimum=1)
+        # Set, it is every case's budget; None: each case's own (the module's cycle_budget).
+        self.cycle_budget = cycle_budget
         self.capabilities = Capabilities(fp16_formats=fp16_formats(), max_cores=CORES, counter_unit="cycles",
                                          payload_delivery="loader", dma=True)
 
@@ -267,13 +280,18 @@ class GvsocTarget(RiscvCompiling, Target):
     @property
     def launcher(self) -> Path | None:
         if self._launcher is False:
-            self._launcher = find_gvsoc()
+            self._launcher = find_gvsoc(self.gvsoc)
         return self._launcher
 
-    def unavailable_reason(self) -> str | None:
+    def gvsoc_reason(self) -> str | None:
+        """Why this target's GVSOC cannot serve (missing, or not the install
+        script's build), or None."""
         if self.launcher is None:
-            return missing_gvsoc_reason()
-        return missing_features_reason(self.launcher) or toolchain.check_riscv_gcc() or toolchain.check_picolibc()
+            return missing_gvsoc_reason(self.gvsoc)
+        return missing_features_reason(self.launcher)
+
+    def unavailable_reason(self) -> str | None:
+        return self.gvsoc_reason() or toolchain.check_riscv_gcc() or toolchain.check_picolibc()
 
     def build_material(self, config: BuildConfig) -> dict:
         return {"target": self.name, "gcc": tool_version([toolchain.RISCV_GCC, "--version"]),
@@ -321,7 +339,7 @@ class GvsocTarget(RiscvCompiling, Target):
             case_id: str = "") -> RawRun:
         """payload None runs an artefact built with an embedded payload."""
         if self.launcher is None:
-            raise CaseFailure(LOAD, missing_gvsoc_reason())
+            raise CaseFailure(LOAD, missing_gvsoc_reason(self.gvsoc))
         workdir.mkdir(parents=True, exist_ok=True)
         image = (artefact / ELF_NAME).read_bytes()
         if payload is not None:

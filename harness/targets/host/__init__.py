@@ -3,23 +3,30 @@
 Fast and functional. With --sanitize it builds with ASan/UBSan or TSan to
 find out-of-bounds accesses and races in the parallel kernels.
 
-PTL_TEAM_ORDER (environment of the pytest run) chooses how a forked team's
-cores run (harness/targets/host/runtime/team_pthreads.c): "free" (the default) runs
-them all at once; "forward", "reverse" and "rotate" run them one at a time,
-in that order, between barriers, so a missing barrier fails the same way on
-every run, however busy the machine; "random:SEED" runs them one at a time
-in a permutation drawn afresh for every phase from SEED (reproducible).
+The team order (team_order) chooses how a forked team's cores run
+(harness/targets/host/runtime/team_pthreads.c, which reads it from the
+runner's environment: run sets PTL_TEAM_ORDER there): "free" (the default)
+runs them all at once; "forward", "reverse" and "rotate" run them one at a
+time, in that order, between barriers, so a missing barrier fails the same
+way on every run, however busy the machine; "random:SEED" runs them one at
+a time in a permutation drawn afresh for every phase from SEED
+(reproducible).
+
+Options (constructor keywords; options_from_environment reads them from the
+environment of a run): compiler (PTL_HOST_CC) and team_order
+(PTL_TEAM_ORDER).
 """
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from harness import toolchain as qemu_toolchain
 from harness.build_units import Toolchain, UnitReport, build_runner
 from harness.compilers import Arithmetic, Compiler
-from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, exit_status,
-                            run_command, tool_version)
+from harness.option_values import OptionValueError, from_env, given, label
+from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, child_environment,
+                            exit_status, run_command, tool_version)
 
 SANITIZERS = {"address,undefined", "thread"}
 TEAM_ORDERS = ("free", "forward", "reverse", "rotate")
@@ -33,14 +40,32 @@ def is_team_order(order: str) -> bool:
     return order in TEAM_ORDERS or (order.startswith("random:") and order[7:].isdigit() and order[7:].isascii())
 
 
+TEAM_ORDER_ALLOWED = f"one of {', '.join(TEAM_ORDERS)} or random:SEED (SEED a decimal number)"
+
+
+def parse_team_order(name: str, text: str) -> str:
+    """A team order (is_team_order), else OptionValueError."""
+    if not is_team_order(text):
+        raise OptionValueError(f"{label(name, text)}: must be a team order: {TEAM_ORDER_ALLOWED}")
+    return text
+
+
+def options_from_environment(environ: Mapping[str, str]) -> dict:
+    """HostTarget's keyword arguments from the environment: compiler from
+    PTL_HOST_CC, team_order from PTL_TEAM_ORDER (unset or empty: the
+    default). A bad team order is an OptionValueError."""
+    return given({"compiler": from_env("PTL_HOST_CC", None, lambda name, text: text, environ),
+                  "team_order": from_env("PTL_TEAM_ORDER", None, parse_team_order, environ)})
+
+
 class HostTarget(Target):
     name = "host"
     capabilities = Capabilities(fp16_formats=("fp16", "bf16"), max_cores=8, counter_unit="ns",
                                 payload_delivery="file")
 
-    def __init__(self, compiler: str = "gcc", team_order: str | None = None):
-        self.compiler = os.environ.get("PTL_HOST_CC", compiler)
-        self.team_order = team_order or os.environ.get("PTL_TEAM_ORDER") or "free"
+    def __init__(self, compiler: str = "gcc", team_order: str = "free"):
+        self.compiler = compiler
+        self.team_order = team_order
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
         """The host runtime (the pthreads team) is compiled in too: its
@@ -62,8 +87,7 @@ class HostTarget(Target):
 
     def unavailable_reason(self) -> str | None:
         if not is_team_order(self.team_order):
-            return (f"PTL_TEAM_ORDER={self.team_order!r} is not a team order; use one of {', '.join(TEAM_ORDERS)} "
-                    f"or random:SEED (SEED a decimal number)")
+            return f"{self.team_order!r} is not a team order; use {TEAM_ORDER_ALLOWED}"
         return None
 
     def flags(self, config: BuildConfig) -> list[str]:
@@ -117,7 +141,7 @@ class HostTarget(Target):
         if payload is not None:
             (workdir / "payload.bin").write_bytes(payload)
             argv.append(str(workdir / "payload.bin"))
-        env = dict(os.environ, PTL_TEAM_ORDER=self.team_order)
+        env = child_environment(PTL_TEAM_ORDER=self.team_order)   # what team_pthreads.c reads
         # Sanitizer reports must end the run with a recognisable status.
         env.setdefault("ASAN_OPTIONS", "abort_on_error=0:exitcode=66:detect_leaks=0")
         env.setdefault("TSAN_OPTIONS", "exitcode=66:halt_on_error=1")

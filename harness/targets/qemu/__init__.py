@@ -15,16 +15,20 @@ Run: qemu-system-riscv32 -machine virt with 8 harts under
 PTL_QEMU_PAYLOAD_ADDR; the plugin writes one line of per-hart counts per
 measured region, which become RawRun.region_counts. The unit is
 instructions, not cycles. The console is semihosting (about 50x faster than
-the UART) unless console="uart" or PTL_QEMU_CONSOLE=uart asks for the UART,
-the path a serial console on a pty or socket takes.
+the UART) unless console="uart" asks for the UART, the path a serial
+console on a pty or socket takes.
 
 A deadlock (every hart asleep in wfi, nothing left to wake them) is seen
 from QEMU's own warning and killed at once instead of after the timeout. A
 hang in which a hart spins (a livelock, a loop that never ends) never
 sleeps: the plugin ends it when one measured region passes its instruction
-budget (INSN_BUDGET, or PTL_QEMU_INSN_BUDGET), at the same instruction on
+budget (insn_budget, default INSN_BUDGET), at the same instruction on
 every run and whatever the machine's load, instead of after the wall-clock
 --run-timeout, which stays as the last resort.
+
+Options (constructor keywords; options_from_environment reads them from the
+environment of a run): console (PTL_QEMU_CONSOLE) and insn_budget
+(PTL_QEMU_INSN_BUDGET).
 """
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -44,7 +49,7 @@ from harness.build_units import Toolchain, UnitReport, build_runner, parallel
 from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
-from harness.option_values import env_number
+from harness.option_values import choice, env_number, from_env, given
 from harness.protocol import TransportError, decode_records
 from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, RiscvCompiling, Runtime, fp16_formats
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
@@ -104,13 +109,6 @@ def cpu_option(fp16_format: str) -> str:
     return "rv32,d=false" + (",Zfh=true" if fp16_format == "fp16" else "")
 
 
-def insn_budget_from_env() -> int:
-    """INSN_BUDGET, or PTL_QEMU_INSN_BUDGET."""
-    return env_number("PTL_QEMU_INSN_BUDGET", INSN_BUDGET,
-                      f"a positive whole number of instructions per measured region (default {INSN_BUDGET})",
-                      integer=True, minimum=1)
-
-
 def _qemu_path(path: Path) -> str:
     return str(path).replace(",", ",,")  # QEMU option syntax doubles commas
 
@@ -118,18 +116,29 @@ def _qemu_path(path: Path) -> str:
 CONSOLES = ("semihost", "uart")
 
 
+def options_from_environment(environ: Mapping[str, str]) -> dict:
+    """QemuTarget's keyword arguments from the environment: console from
+    PTL_QEMU_CONSOLE, insn_budget from PTL_QEMU_INSN_BUDGET (unset or
+    empty: the default). A bad value is an OptionValueError."""
+    return given({
+        "console": from_env("PTL_QEMU_CONSOLE", None, lambda name, text: choice(name, text, CONSOLES), environ),
+        "insn_budget": env_number("PTL_QEMU_INSN_BUDGET", None, f"a positive whole number of instructions per "
+                                                                f"measured region (default {INSN_BUDGET})",
+                                  environ, integer=True, minimum=1)})
+
+
 class QemuTarget(RiscvCompiling, Target):
     name = "qemu"
     runtime = RUNTIME
 
-    def __init__(self, console: str | None = None):
-        self.console = console or os.environ.get("PTL_QEMU_CONSOLE") or "semihost"
-        if self.console not in CONSOLES:
-            raise ValueError(f"QEMU console must be one of {', '.join(CONSOLES)}, not {self.console!r}")
+    def __init__(self, console: str = "semihost", insn_budget: int = INSN_BUDGET):
+        if console not in CONSOLES:
+            raise ValueError(f"QEMU console must be one of {', '.join(CONSOLES)}, not {console!r}")
+        self.console = console
         self.capabilities = Capabilities(fp16_formats=fp16_formats(), max_cores=HARTS,
                                          counter_unit="instructions", payload_delivery="loader")
         self._unavailable: str | None | bool = False
-        self.insn_budget = insn_budget_from_env()
+        self.insn_budget = insn_budget
 
     # ---- what the target needs and is ------------------------------------------------
 
@@ -328,8 +337,9 @@ TARGET_CLASS = QemuTarget
 
 
 def smoke_test() -> str | None:
-    """Builds the runtime self-test and runs it on 8 harts with the plugin.
-    Returns None when it passed, else what failed."""
+    """Builds the runtime self-test and runs it on 8 harts with the plugin,
+    with the target's default options (it checks the toolchain, not a run's
+    options). Returns None when it passed, else what failed."""
     target = QemuTarget()
     with tempfile.TemporaryDirectory(prefix="ptl-toolchain-") as tmp:
         outdir = Path(tmp)
