@@ -2,7 +2,8 @@
  * ptl_platform.h: what the table-driven runner needs from a target.
  *
  * Each target provides these in its own runtime directory
- * (targets/host/runtime/platform_host.c, targets/qemu/runtime/platform_qemu.c, ...), next to
+ * (targets/host/runtime/platform_host.c; targets/qemu/runtime/platform_qemu.c with its
+ * payload delivery, loader/ or the board's; ...), next to
  * its implementation of the pmsis team calls.
  */
 #ifndef PTL_PLATFORM_H

@@ -68,8 +68,9 @@ from harness.target import BuildConfig, BuildError, Capabilities, RawRun, Target
 from harness.targets import qemu
 
 BOARD_RUNTIME = Path(__file__).resolve().parent / "runtime"
-VIRTUAL_SOURCES = [BOARD_RUNTIME / "board_link.c", BOARD_RUNTIME / "qemu_virt_board.c"]
-BOARD_FLAGS = ["-DPTL_SERIAL_BOARD", f"-I{BOARD_RUNTIME}"]
+# The virtual board's payload delivery, in place of QEMU's loader: the serial link.
+VIRTUAL_SOURCES = sorted(BOARD_RUNTIME.glob("*.c"))
+BOARD_FLAGS = [f"-I{BOARD_RUNTIME}"]
 PING_TRIES = 3          # answers missed before the board counts as hung and is reset
 BOOT_TRIES = 15         # answers awaited after a reset or a power cycle
 HEALTH_TIMEOUT = 60.0   # for the health payload to finish

@@ -89,7 +89,15 @@ def layout() -> dict[str, int]:
 
 
 def runtime_sources() -> list[Path]:
+    """What every build on this runtime compiles; its payload delivery
+    (loader_sources, or the board's) comes on top."""
     return [QEMU_RUNTIME / "start.S", *sorted(QEMU_RUNTIME.glob("*.c"))]
+
+
+def loader_sources() -> list[Path]:
+    """This target's payload delivery: the loader's payload, the semihosting
+    or UART console, exit and marker regions (runtime/loader/)."""
+    return sorted((QEMU_RUNTIME / "loader").glob("*.c"))
 
 
 def parse_region_counts(text: str) -> list[list[int]]:
@@ -159,7 +167,7 @@ class QemuTarget(RiscvCompiling, Target):
         return dict(toolchain.fingerprint())
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
-        return [*super().source_roots(config), *runtime_sources(), LINK_SCRIPT, LAYOUT_HEADER,
+        return [*super().source_roots(config), *runtime_sources(), *loader_sources(), LINK_SCRIPT, LAYOUT_HEADER,
                 QEMU_RUNTIME / "ptl_qemu_hw.h", PLUGIN_SOURCE]
 
     # ---- build ----------------------------------------------------------------------
@@ -169,18 +177,20 @@ class QemuTarget(RiscvCompiling, Target):
         With embedded_payload (a C file from payload_as_c_source) the payload
         is compiled in; one placed by the loader still wins."""
         if embedded_payload:
-            return self.build_firmware(config, outdir, [Path(embedded_payload)], ["-DPTL_EMBEDDED_PAYLOAD"])
-        return self.build_firmware(config, outdir)
+            return self.build_firmware(config, outdir, [*loader_sources(), Path(embedded_payload)],
+                                       ["-DPTL_EMBEDDED_PAYLOAD"])
+        return self.build_firmware(config, outdir, loader_sources())
 
-    def build_firmware(self, config: BuildConfig, outdir: Path, extra_sources: list[Path] = (),
+    def build_firmware(self, config: BuildConfig, outdir: Path, delivery: list[Path],
                        extra_flags: list[str] = ()) -> UnitReport:
-        """runner.elf on this runtime, with more sources and flags (a
-        compiled-in payload; the board target's serial link), the counting
-        plugin and the manifest beside it."""
+        """runner.elf on this runtime with a payload delivery's sources and
+        flags (this target's loader, with a compiled-in payload or not; the
+        board target's serial link), the counting plugin and the manifest
+        beside it."""
         if config.sanitize:
             raise BuildError("sanitizers exist on the host target only; drop --sanitize or use --target host")
         self._check_format(config.fp16_format)
-        core = [p for p in runtime_sources() if p.suffix == ".c"] + list(extra_sources)
+        core = [p for p in runtime_sources() if p.suffix == ".c"] + list(delivery)
         choice = self.compiler_choice(config)
         report = build_runner(self.toolchain(config.fp16_format, list(extra_flags), choice.compiler, choice.arithmetic),
                               config.library, core,
@@ -196,7 +206,7 @@ class QemuTarget(RiscvCompiling, Target):
         toolchain = self.toolchain(fp16_format, [*extra_flags, *(f"-I{d}" for d in include_dirs)])
         objdir = outdir / "obj"
         objdir.mkdir(parents=True, exist_ok=True)
-        c_sources = [*(p for p in runtime_sources() if p.suffix == ".c"), *map(Path, sources)]
+        c_sources = [*(p for p in runtime_sources() if p.suffix == ".c"), *loader_sources(), *map(Path, sources)]
         objects = [objdir / f"{i:03d}_{source.stem}.o" for i, source in enumerate(c_sources)]
         parallel(lambda job: compile_command(toolchain.compile(*job, [])), list(zip(c_sources, objects)))
         compile_command(toolchain.link(objects, outdir / ELF_NAME))

@@ -67,6 +67,13 @@ void ptl_link_reset(void) __attribute__((noreturn));    /* reboot into a fresh f
  * reset leaves alone; NULL when there is none. */
 const uint8_t *ptl_link_leftover(uint32_t *len, uint32_t *overflowed, uint32_t *payload_crc);
 
+/* The virtual board's console buffer (board_output.c): started for each
+ * payload with its CRC, appended to under the console lock, taken whole at
+ * exit (after which nothing is left over). */
+void ptl_board_output_start(uint32_t payload_crc);
+void ptl_board_output_append(const char *text, size_t len);
+const uint8_t *ptl_board_output_take(uint32_t *len, uint32_t *overflowed);
+
 /* Announces the boot, then answers requests until a payload has arrived
  * whole and the host said GO. Returns the payload (at window). */
 const uint8_t *ptl_link_receive(uint8_t *window, uint32_t capacity, size_t *len);

@@ -2,9 +2,8 @@
  * GVSOC flavour of ptl_platform.h: the payload is a segment of the ELF at
  * PTL_GVSOC_PAYLOAD_ADDR, which the harness fills in each run's copy and
  * GVSOC's loader places; the console is each core's channel of the pulp-open
- * stdout device; exit goes through the SoC control's exit register; a
- * measured region reads every core's PULP performance counters (team_eu.c)
- * and reports them in a COUNTS record.
+ * stdout device; exit goes through the SoC control's exit register. A
+ * measured region is regions.c; a misuse of the runtime ends in fatal.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -166,42 +165,3 @@ void ptl_exit(int status)
     for (;;)
         __asm__ volatile("wfi");
 }
-
-/* picolibc's exit() and abort() end here. */
-void _exit(int status) { ptl_exit(status); }
-
-void ptl_gvsoc_fatal(const char *text)
-{
-    ptl_emit_error(PTL_NO_VARIANT, -1, text);
-    ptl_exit(3);
-}
-
-/* ---- Measured regions -------------------------------------------------------------
- * The counters are read on the cores themselves (team_eu.c); the region's
- * per-core cycles and instructions go out as one COUNTS record, which the
- * runner's VARIANT record names by its region number. A region that ran
- * with heap blocks in L2 (a case too large for L1) is also named by a SPILL
- * record: its cycles are partly L2's. */
-
-static uint32_t regions_closed, region_l2_bytes;
-
-void ptl_region_begin(uint32_t variant)
-{
-    (void)variant;
-    region_l2_bytes = ptl_gvsoc_heap_l2_bytes();
-    ptl_gvsoc_watch_region(1);
-    ptl_gvsoc_counts_begin();
-}
-
-void ptl_region_end(uint32_t variant)
-{
-    (void)variant;
-    uint32_t cycles[PTL_GVSOC_CORES], instructions[PTL_GVSOC_CORES];
-    ptl_gvsoc_counts_end(cycles, instructions);
-    ptl_gvsoc_watch_region(0);
-    if (region_l2_bytes)
-        ptl_emit_spill(regions_closed, region_l2_bytes);
-    ptl_emit_counts(regions_closed++, PTL_GVSOC_CORES, cycles, instructions);
-}
-
-uint64_t ptl_region_elapsed(void) { return 0; }

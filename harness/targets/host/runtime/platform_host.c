@@ -1,7 +1,7 @@
 /*
  * Host flavour of ptl_platform.h: the payload is a file named on the command
- * line, the console is stdout, and a region is timed with the monotonic
- * clock in nanoseconds.
+ * line, the console is stdout (console_host.c), and a region is timed with
+ * the monotonic clock in nanoseconds.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -88,12 +88,6 @@ const uint8_t *ptl_payload(size_t *len, const char **why)
     *len = (size_t)size;
     return bytes;
 }
-
-void ptl_console_write(const char *text, size_t len) { fwrite(text, 1, len, stdout); }
-
-void ptl_console_lock(void) { flockfile(stdout); }
-
-void ptl_console_unlock(void) { funlockfile(stdout); }
 
 void ptl_exit(int status)
 {

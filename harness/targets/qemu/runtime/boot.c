@@ -12,17 +12,10 @@
 #include "ptl_platform.h"
 #include "ptl_protocol.h"
 #include "ptl_qemu_hw.h"
-#ifdef PTL_SERIAL_BOARD
-#include "ptl_board_link.h"
-#endif
 
 extern char __ptl_tls_blocks[], __ptl_tls_stride[];
 extern void __libc_init_array(void);
 extern int main(int argc, char **argv);
-
-/* Both are written by harts that may run before hart 0 clears .bss. */
-uint32_t ptl_qemu_harts_present __attribute__((section(".data"))) = PTL_QEMU_MAX_HARTS;
-volatile uint32_t ptl_qemu_harts_online __attribute__((section(".data"))) = 0;
 
 /* ---- Hart count from the flattened device tree --------------------------------
  * QEMU passes the tree's address in a1. Counting the cpu@N nodes under /cpus
@@ -140,14 +133,8 @@ void ptl_qemu_trap(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval)
 void ptl_qemu_trap(uint32_t hart, uint32_t cause, uint32_t epc, uint32_t tval)
 {
     if (in_trap[hart]) {
-        /* The report itself trapped: end the run without another word (a
-         * board reboots instead, and its host times out on this run). */
-#ifdef PTL_SERIAL_BOARD
-        ptl_link_reset();
-#endif
-        ptl_mmio_write32(PTL_QEMU_TEST_BASE, ((uint32_t)PTL_EXIT_TRAP << 16) | 0x3333u);
-        for (;;)
-            __asm__ volatile("wfi");
+        /* The report itself trapped: end the run without another word. */
+        ptl_qemu_abort();
     }
     in_trap[hart] = 1;
     /* Hold the console across record and exit: the CRASH line is whole, and

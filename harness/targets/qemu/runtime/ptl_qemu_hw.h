@@ -113,11 +113,12 @@ extern volatile uint32_t ptl_qemu_harts_online;
 void ptl_qemu_team_worker(uint32_t hart) __attribute__((noreturn));
 /* Writes one byte to the UART, waiting for room. */
 void ptl_qemu_uart_put(char c);
-/* The virtual board's console: appends to the output buffer the host reads
- * back after the run (harness/targets/board/runtime/qemu_virt_board.c). */
-void ptl_board_output_append(const char *text, size_t len);
-/* Picks the console: semihosting if QEMU offers it, else the UART. */
+/* Readies the delivery's console before main() (loader/: semihosting if
+ * QEMU offers it, else the UART). */
 void ptl_qemu_console_init(void);
+/* Ends the run at once, without a word: the crash report itself trapped
+ * (the delivery's: loader/ exits QEMU, the virtual board reboots). */
+void ptl_qemu_abort(void) __attribute__((noreturn));
 /* Flushes the calling hart's buffered printf line, if any; the _end_line
  * form also ends a partial line, so a record written next starts a line. */
 void ptl_qemu_stdout_flush(void);

@@ -16,6 +16,11 @@
 
 int ptl_num_cores = 1;
 
+/* Harts present on the machine and harts up, counted by boot.c; both are
+ * written by harts that may run before hart 0 clears .bss. */
+uint32_t ptl_qemu_harts_present __attribute__((section(".data"))) = PTL_QEMU_MAX_HARTS;
+volatile uint32_t ptl_qemu_harts_online __attribute__((section(".data"))) = 0;
+
 /* Shared with harts that start before hart 0 clears .bss: keep it in .data. */
 static struct team {
     void (*entry)(void *);

@@ -1,0 +1,87 @@
+/*
+ * The qemu target's payload delivery: the payload is a memory image that
+ * QEMU's generic loader places at PTL_QEMU_PAYLOAD_ADDR (or, built with
+ * PTL_EMBEDDED_PAYLOAD, one compiled in), exit goes through the sifive_test
+ * device, and a measured region is bracketed by marker instructions that
+ * the counting plugin (plugin/ptl_insn_count.c) sees. The program never
+ * measures itself: ptl_region_elapsed() is 0 and the harness reads the
+ * plugin's counts.
+ */
+#include "ptl_platform.h"
+#include "ptl_protocol.h"
+#include "ptl_qemu_hw.h"
+#include "ptl_runner.h"
+
+#define TEST_PASS 0x5555u
+#define TEST_FAIL 0x3333u
+
+static uint32_t read_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#ifdef PTL_EMBEDDED_PAYLOAD
+/* Compiled-in payload (harness/payload.py: payload_as_c_source); a payload
+ * placed by the loader still wins. */
+extern const uint8_t ptl_embedded_payload[];
+extern const uint32_t ptl_embedded_payload_len;
+#endif
+
+const uint8_t *ptl_payload(size_t *len, const char **why)
+{
+    const uint8_t *payload = (const uint8_t *)(uintptr_t)PTL_QEMU_PAYLOAD_ADDR;
+#ifdef PTL_EMBEDDED_PAYLOAD
+    if (read_le32(payload) != PTL_PAYLOAD_MAGIC) {
+        *len = ptl_embedded_payload_len;
+        return ptl_embedded_payload;
+    }
+#endif
+    if (read_le32(payload) != PTL_PAYLOAD_MAGIC) {
+        *why = "no payload at the loader address (expected magic PTLP at "
+               PTL_STR(PTL_QEMU_PAYLOAD_ADDR) ")";
+        return NULL;
+    }
+    uint32_t total = read_le32(payload + 8);
+    if (total < 16 || total > PTL_QEMU_PAYLOAD_MAX) {
+        *why = "payload total_len is outside 16..PTL_QEMU_PAYLOAD_MAX";
+        return NULL;
+    }
+    *len = total;
+    return payload;
+}
+
+/* ---- Exit -------------------------------------------------------------------- */
+
+void ptl_exit(int status)
+{
+    ptl_qemu_stdout_end_line();
+    uint32_t code = (uint32_t)status & 0xffffu;
+    ptl_mmio_write32(PTL_QEMU_TEST_BASE, code ? (code << 16) | TEST_FAIL : TEST_PASS);
+    for (;;)
+        __asm__ volatile("wfi");
+}
+
+void ptl_qemu_abort(void)
+{
+    ptl_mmio_write32(PTL_QEMU_TEST_BASE, ((uint32_t)PTL_EXIT_TRAP << 16) | TEST_FAIL);
+    for (;;)
+        __asm__ volatile("wfi");
+}
+
+/* ---- Measured regions ----------------------------------------------------------
+ * noinline keeps the markers where the runner put them; the memory clobber
+ * keeps the compiler from moving loads and stores across them. */
+
+__attribute__((noinline)) void ptl_region_begin(uint32_t variant)
+{
+    (void)variant;
+    __asm__ volatile(PTL_QEMU_MARK_ASM(PTL_QEMU_MARK_BEGIN) ::: "memory");
+}
+
+__attribute__((noinline)) void ptl_region_end(uint32_t variant)
+{
+    (void)variant;
+    __asm__ volatile(PTL_QEMU_MARK_ASM(PTL_QEMU_MARK_END) ::: "memory");
+}
+
+uint64_t ptl_region_elapsed(void) { return 0; }
