@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import c_header, failures
+from harness.build_inputs import BuildConfig
+from harness.delivery import runnable
 from harness.failures import CaseFailure
 from harness.kernels import kernel_tables
 from harness.payload import encode_payload, payload_crc
@@ -67,12 +69,14 @@ class RunnerContract:
         return cls(ops, tables)
 
     @classmethod
-    def describe(cls, target, artefact: Path, timeout: float = 120.0) -> "RunnerContract":
-        """Runs the describe payload on a fresh artefact and saves the answer
-        in it. The harness's kernel tables must be the ones compiled in."""
+    def describe(cls, target, artefact: Path, config: BuildConfig, timeout: float = 120.0) -> "RunnerContract":
+        """Runs the describe payload on a fresh artefact (delivered as the
+        target's cases are: harness/delivery.py) and saves the answer in it.
+        The harness's kernel tables must be the ones compiled in."""
         payload = encode_payload(DESCRIBE_OP, [], [], [])
         with tempfile.TemporaryDirectory(prefix="ptl-describe-") as workdir:
-            raw = target.run(artefact, payload, timeout, Path(workdir))
+            path, data = runnable(target, config, artefact, payload, Path(workdir))
+            raw = target.run(path, data, timeout, Path(workdir))
         try:
             run = decode_records(raw.output, payload_crc(payload))
             contract = cls.parse(run.descriptions)

@@ -22,6 +22,7 @@ from harness import failures
 from harness.build_units import UnitReport, headline, unit_of
 from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
+from harness.delivery import runnable
 from harness.compare import compare_tensor
 from harness.compilers import FORMAT_NAMES
 from harness.failures import CaseFailure
@@ -104,6 +105,7 @@ class Session:
         self._artefacts: dict[str, Artefact | CaseFailure] = {}
         self._results: dict[Case, dict[Variant, VariantResult]] = {}
         self._materials: dict[str, dict] = {}
+        self._build_configs: dict[str, BuildConfig] = {}
         self._compilers: dict = {}   # format -> the target's CompilerChoice (or None)
         self._scopes: dict[tuple[str, bool], Scope] = {}
         self.results_db = results_db
@@ -254,16 +256,24 @@ class Session:
         """A case's key in the results database: what its golden bundle depends on."""
         return case_key(dict(case.description(), seed=GOLDEN_SEED, catalogue=entry_source_digest(case.entry)))
 
+    def build_config(self, fp16_format: str) -> BuildConfig:
+        """The configuration of a format's build, with the object cache of its tools."""
+        if fp16_format not in self._build_configs:
+            material = self.material_for(fp16_format)
+            tools = BuildCache.key_of({key: value for key, value in material.items() if key != "sources"})
+            self._build_configs[fp16_format] = replace(
+                self._config(fp16_format), objects=ObjectStore(self.builds.root.parent / "objects", tools,
+                                                               warn=self.warn))
+        return self._build_configs[fp16_format]
+
     def _build(self, fp16_format: str) -> Artefact | CaseFailure:
         try:
             material = self.material_for(fp16_format)
-            tools = BuildCache.key_of({key: value for key, value in material.items() if key != "sources"})
-            config = replace(self._config(fp16_format),
-                             objects=ObjectStore(self.builds.root.parent / "objects", tools, warn=self.warn))
+            config = self.build_config(fp16_format)
 
             def build(out: Path) -> None:
                 self.target.build(config, out).save(out)
-                RunnerContract.describe(self.target, out)
+                RunnerContract.describe(self.target, out, config)
 
             for attempt in (1, 2):
                 path = self.builds.get(material, build)
@@ -331,7 +341,9 @@ class Session:
         payload = self.payload_for(case, variants, bundle, layout)
         workdir = Path(tempfile.mkdtemp(dir=self.workdir))
         try:
-            raw = self.target.run(artefact.path, payload, self.timeout, workdir, case_id=case.id)
+            path, delivered = runnable(self.target, self.build_config(fp16_format_of(case.dtype)), artefact.path,
+                                       payload, workdir)
+            raw = self.target.run(path, delivered, self.timeout, workdir, case_id=case.id)
         except CaseFailure as failure:
             return {v: VariantResult(v, failure, delivery=failure.delivery or {}) for v in variants}
         finally:

@@ -67,11 +67,11 @@ def _reads_inside(function: ast.FunctionDef) -> list[tuple[int, str]]:
 
 def environment_reads(source: str) -> list[tuple[int, str]]:
     """(line, what) of each read of the environment in a module, outside its
-    module-level options_from_environment(environ), which reads only the
-    mapping it is given."""
+    module-level options_from_environment(environ) (or a part of it named
+    *_options_from_environment), which reads only the mapping it is given."""
     found = []
     for node in ast.parse(source).body:
-        if isinstance(node, ast.FunctionDef) and node.name == OPTIONS_FUNCTION:
+        if isinstance(node, ast.FunctionDef) and node.name.endswith(OPTIONS_FUNCTION):
             found += _reads_inside(node)
         else:
             found += _reads_outside(node)
@@ -128,10 +128,19 @@ OPTIONS = [
     ("board", "PTL_BOARD_TAGS", "gap9,lab-2", ("tags", ["gap9", "lab-2"]), None, None),
     ("board", "PTL_BOARDS", "/lab/boards.toml", ("inventory", Path("/lab/boards.toml")), None, None),
     ("board", "PTL_BOARD_STATE", "/tmp/ptl-state", ("state_dir", Path("/tmp/ptl-state")), None, None),
+    ("qemu", "PTL_PAYLOAD_DELIVERY", "compiled-in", ("delivery", "compiled-in"),
+     "file", "PTL_PAYLOAD_DELIVERY=file: must be one of loader, compiled-in"),
+    ("host", "PTL_PAYLOAD_DELIVERY", "compiled-in", ("delivery", "compiled-in"),
+     "loader", "PTL_PAYLOAD_DELIVERY=loader: must be one of file, compiled-in"),
+    ("gvsoc", "PTL_PAYLOAD_DELIVERY", "compiled-in", ("delivery", "compiled-in"),
+     "serial", "PTL_PAYLOAD_DELIVERY=serial: must be one of loader, compiled-in"),
+    ("board", "PTL_PAYLOAD_DELIVERY", "serial", ("delivery", "serial"),
+     "compiled-in", "PTL_PAYLOAD_DELIVERY=compiled-in: must be one of serial"),
 ]
 
 
-@pytest.mark.parametrize("target, variable, good, option, bad, says", OPTIONS, ids=[row[1] for row in OPTIONS])
+@pytest.mark.parametrize("target, variable, good, option, bad, says", OPTIONS,
+                         ids=[f"{row[0]}-{row[1]}" for row in OPTIONS])
 def test_a_targets_variable_is_one_constructor_keyword_and_a_bad_value_one_line_naming_it(
         target, variable, good, option, bad, says, tmp_path):
     package = importlib.import_module(f"harness.targets.{target}")

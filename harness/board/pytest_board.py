@@ -27,8 +27,7 @@ import pytest
 
 from harness import option_values
 from harness.board.inventory import InventoryError, load, write
-from harness.targets import environment_options
-from harness.targets.board import ATTEMPTS, QUARANTINE_AFTER
+from harness.targets.board import ATTEMPTS, QUARANTINE_AFTER, farm_options_from_environment
 
 STATE_KEY = pytest.StashKey[dict]()
 
@@ -59,7 +58,7 @@ def check_numbers(config) -> None:
     reservation's are checked whatever the target."""
     expected = "a whole number of at least 1"
     try:
-        from_environment = environment_options("board")
+        from_environment = farm_options_from_environment(os.environ)
         for option, (keyword, default) in COUNTS.items():
             given = getattr(config.option, option)
             setattr(config.option, option,

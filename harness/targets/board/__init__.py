@@ -60,6 +60,7 @@ from harness.board.link import BoardLink, LinkBroken, LinkError, LinkTimeout, Pa
 from harness.build_units import UnitReport
 from harness.failures import CaseFailure
 from harness.option_values import env_number, from_env, given
+from harness.delivery import check as check_delivery, options_from_environment as delivery_options
 from harness.payload import payload_crc
 from harness.payload import encode_payload
 from harness.protocol import TransportError, decode_records
@@ -79,13 +80,13 @@ QUARANTINE_AFTER = 3    # consecutive failures that quarantine a board
 ANSWER_TIMEOUT = 1.0    # seconds the link waits for each answer
 
 
-def options_from_environment(environ: Mapping[str, str]) -> dict:
-    """BoardTarget's keyword arguments from the environment: inventory from
-    PTL_BOARDS, state_dir from PTL_BOARD_STATE, attempts from
+def farm_options_from_environment(environ: Mapping[str, str]) -> dict:
+    """The farm's keyword arguments of BoardTarget from the environment:
+    inventory from PTL_BOARDS, state_dir from PTL_BOARD_STATE, attempts from
     PTL_BOARD_ATTEMPTS, quarantine_after from PTL_BOARD_QUARANTINE_AFTER,
     tags from PTL_BOARD_TAGS (comma-separated), answer_timeout from
     PTL_BOARD_ANSWER_TIMEOUT (unset or empty: the default). A bad number is
-    an OptionValueError."""
+    an OptionValueError. The pytest plugin checks these whatever the target."""
     count = "a whole number of at least 1"
     return given({
         "inventory": from_env("PTL_BOARDS", None, lambda name, text: Path(text), environ),
@@ -97,12 +98,22 @@ def options_from_environment(environ: Mapping[str, str]) -> dict:
                                      above=0)})
 
 
+def options_from_environment(environ: Mapping[str, str]) -> dict:
+    """BoardTarget's keyword arguments from the environment: the farm's, and
+    the payload delivery (PTL_PAYLOAD_DELIVERY: serial only)."""
+    return {**farm_options_from_environment(environ), **delivery_options(environ, DELIVERIES)}
+
+
+# Every payload goes over the serial link; a firmware per case is not built.
+DELIVERIES = ("serial",)
+
+
 class BoardTarget(Target):
     name = "board"
 
     def __init__(self, inventory: Path | None = None, state_dir: Path | None = None, attempts: int = ATTEMPTS,
                  quarantine_after: int = QUARANTINE_AFTER, tags: list[str] | None = None,
-                 answer_timeout: float = ANSWER_TIMEOUT):
+                 answer_timeout: float = ANSWER_TIMEOUT, delivery: str = "serial"):
         self.inventory_path = inventory
         self.attempts = attempts
         self.answer_timeout = answer_timeout
@@ -135,7 +146,7 @@ class BoardTarget(Target):
         formats = self.qemu.capabilities.fp16_formats if self.platform == "qemu-virt" else ("fp16",)
         self.capabilities = Capabilities(
             fp16_formats=formats, max_cores=min((b.max_cores for b in self.boards), default=8),
-            counter_unit=unit, payload_delivery="serial",
+            counter_unit=unit, payload_delivery=check_delivery(self.name, delivery, DELIVERIES),
             l1_bytes=min((b.l1_bytes for b in self.boards), default=64 * 1024))
         self._farm: BoardFarm | None = None
         self._quarantine_after = quarantine_after

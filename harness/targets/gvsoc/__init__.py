@@ -47,6 +47,7 @@ from harness.build_units import UnitReport, build_runner
 from harness.elf_symbols import ElfError, data_offset, symbol_value
 from harness.failures import LOAD, NOT_FIT, CaseFailure
 from harness.option_values import env_number, from_env, given
+from harness.delivery import COMPILED_IN, check as check_delivery, options_from_environment as delivery_options
 from harness.perf_gate import BaselineError, baseline_path, read_baseline, split_id
 from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, RiscvCompiling, Runtime, fp16_formats
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, compile_command,
@@ -248,7 +249,11 @@ def options_from_environment(environ: Mapping[str, str]) -> dict:
         "gvsoc": from_env(ENV_VAR, None, lambda name, text: text, environ),
         "cycle_budget": env_number(BUDGET_VAR, None, f"a positive whole number of SoC cycles per measured region "
                                                      f"(default: by the case's work, at most {CYCLE_BUDGET})",
-                                   environ, integer=True, minimum=1)})
+                                   environ, integer=True, minimum=1),
+        **delivery_options(environ, DELIVERIES)})
+
+
+DELIVERIES = ("loader", COMPILED_IN)    # the ELF's payload segment, or the payload compiled in (harness/delivery.py)
 
 
 class GvsocTarget(RiscvCompiling, Target):
@@ -259,14 +264,15 @@ class GvsocTarget(RiscvCompiling, Target):
     # (54 variants, bfloat16 in software) took 4-5 minutes on a busy 2-core machine.
     default_run_timeout = 900.0
 
-    def __init__(self, gvsoc: str | Path | None = None, cycle_budget: int | None = None):
+    def __init__(self, gvsoc: str | Path | None = None, cycle_budget: int | None = None, delivery: str = "loader"):
         # The launcher or an install prefix (find_gvsoc); None: gvsoc on PATH.
         self.gvsoc = gvsoc
         self._launcher: Path | None | bool = False
         # Set, it is every case's budget; None: each case's own (the module's cycle_budget).
         self.cycle_budget = cycle_budget
         self.capabilities = Capabilities(fp16_formats=fp16_formats(), max_cores=CORES, counter_unit="cycles",
-                                         payload_delivery="loader", dma=True)
+                                         payload_delivery=check_delivery(self.name, delivery, DELIVERIES),
+                                         dma=True)
 
     # ---- what the target needs and is ------------------------------------------------
 

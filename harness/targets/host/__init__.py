@@ -25,6 +25,7 @@ from harness import toolchain as qemu_toolchain
 from harness.build_units import Toolchain, UnitReport, build_runner
 from harness.compilers import Arithmetic, Compiler
 from harness.option_values import OptionValueError, from_env, given, label
+from harness.delivery import COMPILED_IN, check as check_delivery, options_from_environment as delivery_options
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, child_environment,
                             exit_status, run_command, tool_version)
 
@@ -55,17 +56,21 @@ def options_from_environment(environ: Mapping[str, str]) -> dict:
     PTL_HOST_CC, team_order from PTL_TEAM_ORDER (unset or empty: the
     default). A bad team order is an OptionValueError."""
     return given({"compiler": from_env("PTL_HOST_CC", None, lambda name, text: text, environ),
-                  "team_order": from_env("PTL_TEAM_ORDER", None, parse_team_order, environ)})
+                  "team_order": from_env("PTL_TEAM_ORDER", None, parse_team_order, environ),
+                  **delivery_options(environ, DELIVERIES)})
+
+
+DELIVERIES = ("file", COMPILED_IN)      # a payload file, or the payload compiled in (harness/delivery.py)
 
 
 class HostTarget(Target):
     name = "host"
-    capabilities = Capabilities(fp16_formats=("fp16", "bf16"), max_cores=8, counter_unit="ns",
-                                payload_delivery="file")
 
-    def __init__(self, compiler: str = "gcc", team_order: str = "free"):
+    def __init__(self, compiler: str = "gcc", team_order: str = "free", delivery: str = "file"):
         self.compiler = compiler
         self.team_order = team_order
+        self.capabilities = Capabilities(fp16_formats=("fp16", "bf16"), max_cores=8, counter_unit="ns",
+                                         payload_delivery=check_delivery(self.name, delivery, DELIVERIES))
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
         """The host runtime (the pthreads team) is compiled in too: its

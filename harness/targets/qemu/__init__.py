@@ -50,6 +50,7 @@ from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
 from harness.failures import NOT_FIT, CaseFailure
 from harness.option_values import choice, env_number, from_env, given
+from harness.delivery import COMPILED_IN, check as check_delivery, options_from_environment as delivery_options
 from harness.protocol import TransportError, decode_records
 from harness.riscv_build import COMMON_FLAGS, FP16_DEFINES, RiscvCompiling, Runtime, fp16_formats
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target,
@@ -122,6 +123,7 @@ def _qemu_path(path: Path) -> str:
 
 
 CONSOLES = ("semihost", "uart")
+DELIVERIES = ("loader", COMPILED_IN)    # QEMU's loader, or the payload compiled in (harness/delivery.py)
 
 
 def options_from_environment(environ: Mapping[str, str]) -> dict:
@@ -132,19 +134,21 @@ def options_from_environment(environ: Mapping[str, str]) -> dict:
         "console": from_env("PTL_QEMU_CONSOLE", None, lambda name, text: choice(name, text, CONSOLES), environ),
         "insn_budget": env_number("PTL_QEMU_INSN_BUDGET", None, f"a positive whole number of instructions per "
                                                                 f"measured region (default {INSN_BUDGET})",
-                                  environ, integer=True, minimum=1)})
+                                  environ, integer=True, minimum=1),
+        **delivery_options(environ, DELIVERIES)})
 
 
 class QemuTarget(RiscvCompiling, Target):
     name = "qemu"
     runtime = RUNTIME
 
-    def __init__(self, console: str = "semihost", insn_budget: int = INSN_BUDGET):
+    def __init__(self, console: str = "semihost", insn_budget: int = INSN_BUDGET, delivery: str = "loader"):
         if console not in CONSOLES:
             raise ValueError(f"QEMU console must be one of {', '.join(CONSOLES)}, not {console!r}")
         self.console = console
         self.capabilities = Capabilities(fp16_formats=fp16_formats(), max_cores=HARTS,
-                                         counter_unit="instructions", payload_delivery="loader")
+                                         counter_unit="instructions",
+                                         payload_delivery=check_delivery(self.name, delivery, DELIVERIES))
         self._unavailable: str | None | bool = False
         self.insn_budget = insn_budget
 
