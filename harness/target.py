@@ -1,10 +1,12 @@
-"""The Target interface: build the runner for a configuration, run a payload.
+"""The Target interface: a Builder (the runner for a configuration) plus a
+Runner (that artefact on one payload).
 
-A target is one module in harness/targets/. It says what it can do
+A target is one package in harness/targets/. It says what it can do
 (Capabilities), how to compile the library plus the runner into an artefact
-directory, and how to execute that artefact on one payload. Everything else
-(caching, decoding, comparing, reporting) is shared and does not change when
-a target is added.
+directory (Builder), and how to execute that artefact on one payload
+(Runner); how the payload gets there is its Capabilities.payload_delivery
+(harness/delivery.py). Everything else (caching, decoding, comparing,
+reporting) is shared and does not change when a target is added.
 """
 from __future__ import annotations
 
@@ -65,21 +67,10 @@ class RawRun:
     delivery: dict | None = None
 
 
-class Target(ABC):
-    name: str
-    capabilities: Capabilities
-    # A target its users install themselves (GVSOC): a run asked of it where
-    # it is missing stops at once with the reason, instead of failing every
-    # case as a load failure.
-    stop_when_unavailable: bool = False
-    # The default of --run-timeout on this target.
-    default_run_timeout: float = DEFAULT_RUN_TIMEOUT
-    # Why `--target auto` chose this target instead of the embedded default (None: it did not).
-    fallback_reason: str | None = None
-
-    def unavailable_reason(self) -> str | None:
-        """Why this target cannot run here (a missing tool, with the fix), or None."""
-        return None
+class Builder(ABC):
+    """Half of a target: compiles the library and the runner for a
+    configuration (BuildConfig) into an artefact directory, and says what
+    that depends on (the build cache's key)."""
 
     @abstractmethod
     def build_material(self, config: BuildConfig) -> dict:
@@ -87,16 +78,13 @@ class Target(ABC):
         versions and flags. It becomes part of the build cache key."""
 
     @abstractmethod
-    def build(self, config: BuildConfig, outdir: Path) -> UnitReport:
+    def build(self, config: BuildConfig, outdir: Path, embedded_payload: Path | None = None) -> UnitReport:
         """Compile library + runner into outdir; return which runner units
         built and why the others did not (the session saves it beside the
-        artefact). Raise BuildError when nothing usable was built."""
-
-    @abstractmethod
-    def run(self, artefact: Path, payload: bytes, timeout: float, workdir: Path, case_id: str = "") -> RawRun:
-        """Execute the artefact on one payload, of the case `case_id` where
-        the caller knows it (a target that stops hangs in simulated time
-        sizes its budget by the case's work)."""
+        artefact). With embedded_payload (a C file of
+        harness.payload.payload_as_c_source) the payload is compiled in
+        (harness/delivery.py); a target that cannot raises BuildError. Raise
+        BuildError when nothing usable was built."""
 
     def source_roots(self, config: BuildConfig) -> list[Path]:
         return [RUNTIME_DIR / "include", RUNTIME_DIR / "runner", *config.library.digest_roots]
@@ -140,6 +128,38 @@ class Target(ABC):
             except FileNotFoundError as exc:
                 raise BuildError(f"{exc}; run python -m harness toolchain --install") from None
         return choices[key]
+
+
+class Runner(ABC):
+    """The other half: runs an artefact on one payload (or on the payload
+    compiled into it) and returns what came out (RawRun)."""
+
+    @abstractmethod
+    def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path,
+            case_id: str = "") -> RawRun:
+        """Execute the artefact on one payload, of the case `case_id` where
+        the caller knows it (a target that stops hangs in simulated time
+        sizes its budget by the case's work). payload None: the artefact
+        was built with its payload compiled in."""
+
+
+class Target(Builder, Runner):
+    """A Builder plus a Runner, with what the pair can do (Capabilities).
+    Everything else (caching, decoding, comparing, reporting) is shared."""
+    name: str
+    capabilities: Capabilities
+    # A target its users install themselves (GVSOC): a run asked of it where
+    # it is missing stops at once with the reason, instead of failing every
+    # case as a load failure.
+    stop_when_unavailable: bool = False
+    # The default of --run-timeout on this target.
+    default_run_timeout: float = DEFAULT_RUN_TIMEOUT
+    # Why `--target auto` chose this target instead of the embedded default (None: it did not).
+    fallback_reason: str | None = None
+
+    def unavailable_reason(self) -> str | None:
+        """Why this target cannot run here (a missing tool, with the fix), or None."""
+        return None
 
 
 GROUP_GUARD = Path(__file__).with_name("group_guard.py")

@@ -187,7 +187,10 @@ class BoardTarget(Target):
     def compiler_choice(self, config: BuildConfig):
         return self.qemu.compiler_choice(config)   # the virtual board's firmware is QEMU's build
 
-    def build(self, config: BuildConfig, outdir: Path) -> UnitReport:
+    def build(self, config: BuildConfig, outdir: Path, embedded_payload: Path | None = None) -> UnitReport:
+        if embedded_payload is not None:
+            raise BuildError("the board target sends each payload over the serial link; it builds no firmware "
+                             "with a payload compiled in")
         if self.platform != "qemu-virt":
             raise BuildError(f"this checkout builds board firmware for the virtual board (qemu-virt) only; a "
                              f"{self.platform} firmware needs the runner's board link (targets/board/runtime/board_link.c) "
