@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.graphs import circle
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("harness", "golden")
 
@@ -43,33 +45,6 @@ def _graph() -> dict[str, set[str]]:
     return {name: _imports(path, name, set(modules)) for name, path in modules.items()}
 
 
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import circle, as the list of modules around it, or None."""
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return None
-
-
 def test_the_harness_never_imports_the_tests_or_the_suite():
     offenders = []
     for name, path in _modules().items():
@@ -85,9 +60,9 @@ def test_no_module_of_the_harness_imports_itself_back_through_others():
     # A package imports its own submodules freely (harness.targets -> harness.targets.qemu
     # through importlib is not seen here); a circle is any other loop.
     graph = _graph()
-    assert _cycle(graph) is None, " -> ".join(_cycle(graph))
+    assert circle(graph) is None, " -> ".join(circle(graph))
 
 
 def test_the_cycle_finder_finds_a_circle():
-    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert _cycle({"a": {"b"}, "b": set()}) is None
+    assert circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert circle({"a": {"b"}, "b": set()}) is None

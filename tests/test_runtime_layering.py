@@ -17,6 +17,7 @@ from harness import toolchain
 from harness.build_inputs import DEFAULT_LIBRARY, BuildConfig, LibrarySource
 from harness.build_units import core_runner_sources, parallel
 from harness.targets import board, gvsoc, host, qemu
+from tests.graphs import circle
 
 RISCV_NM = "riscv64-unknown-elf-nm"
 
@@ -66,37 +67,6 @@ def call_graph(units, nm: str, objdir: Path) -> dict[str, set[str]]:
                 defined[fields[2]] = name
     return {name: {defined[s] for s in symbols if s in defined and defined[s] != name}
             for name, symbols in needed.items()}
-
-
-def circle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One circle of the graph (its files, the first repeated at the end), or None."""
-    state: dict[str, int] = {}     # 1: on the path, 2: done
-    path: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        path.append(node)
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        path.pop()
-        state[node] = 2
-        return None
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return None
-
-
-def test_the_circle_finder_finds_one_and_passes_a_chain():
-    assert circle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
-    assert circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
 @pytest.mark.parametrize("name", sorted(RUNTIMES))

@@ -19,6 +19,14 @@ void ptl_platform_init(int argc, char **argv);
  * placed by the loader on QEMU). Returns NULL and sets *why when absent. */
 const uint8_t *ptl_payload(size_t *len, const char **why);
 
+/* For a platform whose payload is placed in a memory window of `capacity`
+ * bytes (runner/payload_window.c): the payload there, or NULL with *why set
+ * to `missing` (no payload magic) or `too_long` (a length outside
+ * 16..capacity). Built with PTL_EMBEDDED_PAYLOAD, the compiled-in payload
+ * where the window holds none. */
+const uint8_t *ptl_payload_in_window(const uint8_t *window, uint32_t capacity, const char *missing,
+                                     const char *too_long, size_t *len, const char **why);
+
 /* Raw console output: stdout on host, the UART on QEMU. */
 void ptl_console_write(const char *text, size_t len);
 /* Hold the console (recursive): a record is numbered, formatted and written

@@ -59,7 +59,7 @@ LINK_SCRIPT = GVSOC_RUNTIME / "link.ld"
 START = GVSOC_RUNTIME / "start.S"
 # The runtime's self-test, and what a test program links besides the runtime.
 SELF_TEST = GVSOC_RUNTIME / "tests" / "test_runtime.c"
-TEST_SUPPORT = [RUNTIME_DIR / "runner" / "protocol.c"]
+TEST_SUPPORT = [RUNTIME_DIR / "runner" / "protocol.c", RUNTIME_DIR / "runner" / "payload_window.c"]
 INSTALL_SCRIPT = "scripts/install-gvsoc.sh"
 ENV_VAR = "PTL_GVSOC"
 

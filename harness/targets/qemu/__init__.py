@@ -62,7 +62,7 @@ LINK_SCRIPT = QEMU_RUNTIME / "link.ld"
 PLUGIN_SOURCE = QEMU_RUNTIME / "plugin" / "ptl_insn_count.c"
 # The runtime's self-test, and what any such test program links besides the runtime.
 SELF_TEST = QEMU_RUNTIME / "tests" / "test_team.c"
-TEST_SUPPORT = [RUNTIME_DIR / "runner" / "protocol.c"]
+TEST_SUPPORT = [RUNTIME_DIR / "runner" / "protocol.c", RUNTIME_DIR / "runner" / "payload_window.c"]
 
 ELF_NAME = "runner.elf"
 PLUGIN_NAME = "libptl_insn_count.so"

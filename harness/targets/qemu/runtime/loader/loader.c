@@ -15,39 +15,12 @@
 #define TEST_PASS 0x5555u
 #define TEST_FAIL 0x3333u
 
-static uint32_t read_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-#ifdef PTL_EMBEDDED_PAYLOAD
-/* Compiled-in payload (harness/payload.py: payload_as_c_source); a payload
- * placed by the loader still wins. */
-extern const uint8_t ptl_embedded_payload[];
-extern const uint32_t ptl_embedded_payload_len;
-#endif
-
 const uint8_t *ptl_payload(size_t *len, const char **why)
 {
-    const uint8_t *payload = (const uint8_t *)(uintptr_t)PTL_QEMU_PAYLOAD_ADDR;
-#ifdef PTL_EMBEDDED_PAYLOAD
-    if (read_le32(payload) != PTL_PAYLOAD_MAGIC) {
-        *len = ptl_embedded_payload_len;
-        return ptl_embedded_payload;
-    }
-#endif
-    if (read_le32(payload) != PTL_PAYLOAD_MAGIC) {
-        *why = "no payload at the loader address (expected magic PTLP at "
-               PTL_STR(PTL_QEMU_PAYLOAD_ADDR) ")";
-        return NULL;
-    }
-    uint32_t total = read_le32(payload + 8);
-    if (total < 16 || total > PTL_QEMU_PAYLOAD_MAX) {
-        *why = "payload total_len is outside 16..PTL_QEMU_PAYLOAD_MAX";
-        return NULL;
-    }
-    *len = total;
-    return payload;
+    return ptl_payload_in_window((const uint8_t *)(uintptr_t)PTL_QEMU_PAYLOAD_ADDR, PTL_QEMU_PAYLOAD_MAX,
+                                 "no payload at the loader address (expected magic PTLP at "
+                                 PTL_STR(PTL_QEMU_PAYLOAD_ADDR) ")",
+                                 "payload total_len is outside 16..PTL_QEMU_PAYLOAD_MAX", len, why);
 }
 
 /* ---- Exit -------------------------------------------------------------------- */
