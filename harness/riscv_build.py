@@ -78,7 +78,7 @@ class Runtime:
                 raise BuildError("picolibc's include directory was not found; run python -m harness toolchain")
             compiler_argv = [*compiler.command, *flags, "-isystem", str(include)]
         link = [toolchain.RISCV_GCC, *self.gcc_arch(), "--specs=picolibc.specs", "-nostartfiles",
-                "-T", str(self.link_script), f"-I{self.directory}", str(self.start)]
+                "-T", str(self.link_script), f"-I{self.directory}", f"-I{RUNTIME_DIR / 'include'}", str(self.start)]
         return Toolchain(
             compile=lambda source, obj, extra: [*compiler_argv, *extra, "-c", str(source), "-o", str(obj)],
             archive=lambda archive, objects: [toolchain.RISCV_AR, "rcs", str(archive), *map(str, objects)],

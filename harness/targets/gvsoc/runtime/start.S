@@ -9,8 +9,8 @@
  * cluster cores to ptl_gvsoc_cluster_boot().
  */
 #include "ptl_gvsoc.h"
+#include "ptl_start.h"
 
-#define MSTATUS_FS_INITIAL 0x2000
 
 /* Layout constants for link.ld, which cannot include a C header. */
     .globl __ptl_payload_addr, __ptl_payload_max, __ptl_cores, __ptl_main_stack_size, __ptl_stack_size
@@ -30,15 +30,8 @@
     .globl _start
     .type _start, @function
 _start:
-    .option push
-    .option norelax
-    la gp, __global_pointer$
-    .option pop
-    la t1, ptl_trap_entry
-    csrw mtvec, t1
-    li t1, MSTATUS_FS_INITIAL
-    csrs mstatus, t1
-    csrw fcsr, zero
+    PTL_LOAD_GP
+    PTL_TRAP_VECTOR_AND_FPU
     /* PCER: cycles and instructions; PCMR: counting. */
     li t1, 3
     csrw 0xcc0, t1
@@ -50,19 +43,9 @@ _start:
     bne t0, t1, cluster
 
     la sp, __fc_stack_end
-    la t1, __bss_start
-    la t2, __bss_end
-1:  bgeu t1, t2, 2f
-    sw zero, 0(t1)
-    addi t1, t1, 4
-    j 1b
-2:  la t1, __l1_bss_start
-    la t2, __l1_bss_end
-3:  bgeu t1, t2, 4f
-    sw zero, 0(t1)
-    addi t1, t1, 4
-    j 3b
-4:  call ptl_gvsoc_fc_boot
+    PTL_ZERO_WORDS __bss_start, __bss_end
+    PTL_ZERO_WORDS __l1_bss_start, __l1_bss_end
+    call ptl_gvsoc_fc_boot
     j park
 
 cluster:
@@ -95,10 +78,7 @@ park:
     .globl ptl_trap_entry
     .type ptl_trap_entry, @function
 ptl_trap_entry:
-    .option push
-    .option norelax
-    la gp, __global_pointer$
-    .option pop
+    PTL_LOAD_GP
     /* Trap stack slot: cluster core i uses i, the FC uses PTL_GVSOC_CORES. */
     csrr a0, mhartid
     andi t0, a0, 31
@@ -109,10 +89,5 @@ ptl_trap_entry:
     li t1, PTL_GVSOC_TRAP_STACK_SIZE
     mul t2, t0, t1
     sub sp, sp, t2
-    csrr a1, mcause
-    csrr a2, mepc
-    csrr a3, mtval
-    call ptl_gvsoc_trap
-2:  wfi
-    j 2b
+    PTL_TRAP_REPORT ptl_gvsoc_trap
     .size ptl_trap_entry, . - ptl_trap_entry

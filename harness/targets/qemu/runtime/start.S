@@ -8,8 +8,8 @@
  * worker loop.
  */
 #include "ptl_qemu.h"
+#include "ptl_start.h"
 
-#define MSTATUS_FS_INITIAL 0x2000
 #define MIE_MSIE 0x8
 /* pmpcfg byte: L (also binds M-mode) | A=NAPOT | no R/W/X. */
 #define PMP_GUARD_CFG 0x98
@@ -25,10 +25,7 @@
     .globl _start
     .type _start, @function
 _start:
-    .option push
-    .option norelax
-    la gp, __global_pointer$
-    .option pop
+    PTL_LOAD_GP
     csrr t0, mhartid
     li t1, PTL_QEMU_MAX_HARTS
     bgeu t0, t1, park
@@ -48,23 +45,14 @@ _start:
     li t2, PMP_GUARD_CFG
     csrw pmpcfg0, t2
 
-    la t1, ptl_trap_entry
-    csrw mtvec, t1
-    li t1, MSTATUS_FS_INITIAL
-    csrs mstatus, t1
-    csrw fcsr, zero
+    PTL_TRAP_VECTOR_AND_FPU
     /* Software interrupts may wake wfi; mstatus.MIE stays 0, so they never
      * trap. */
     li t1, MIE_MSIE
     csrw mie, t1
 
     bnez t0, 2f
-    la t1, __bss_start
-    la t2, __bss_end
-1:  bgeu t1, t2, 2f
-    sw zero, 0(t1)
-    addi t1, t1, 4
-    j 1b
+    PTL_ZERO_WORDS __bss_start, __bss_end
 2:
     mv a0, t0
     call ptl_qemu_boot
@@ -83,21 +71,13 @@ park:
     .globl ptl_trap_entry
     .type ptl_trap_entry, @function
 ptl_trap_entry:
-    .option push
-    .option norelax
-    la gp, __global_pointer$
-    .option pop
+    PTL_LOAD_GP
     csrr a0, mhartid
     la sp, __trap_stacks_end
     li t1, PTL_QEMU_TRAP_STACK_SIZE
     mul t2, a0, t1
     sub sp, sp, t2
-    csrr a1, mcause
-    csrr a2, mepc
-    csrr a3, mtval
-    call ptl_qemu_trap
-1:  wfi
-    j 1b
+    PTL_TRAP_REPORT ptl_qemu_trap
     .size ptl_trap_entry, . - ptl_trap_entry
 
 /*
