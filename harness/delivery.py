@@ -27,8 +27,7 @@ from harness.failures import CaseFailure
 from harness.option_values import choice, from_env, given
 from harness.payload import payload_as_c_source
 
-COMPILED_IN = "compiled-in"
-DELIVERIES = ("file", "loader", "serial", COMPILED_IN)
+COMPILED_IN = "compiled-in"     # the others: "file", "loader", "serial" (Capabilities.payload_delivery)
 VARIABLE = "PTL_PAYLOAD_DELIVERY"
 
 
@@ -53,11 +52,14 @@ def runnable(target, config: BuildConfig, artefact: Path, payload: bytes, workdi
     if target.capabilities.payload_delivery != COMPILED_IN:
         return artefact, payload
     source = workdir / "payload_data.c"
-    source.write_text(payload_as_c_source(payload))
     out = workdir / "compiled-in"
-    out.mkdir(exist_ok=True)
     try:
+        source.write_text(payload_as_c_source(payload))
+        out.mkdir(exist_ok=True)
         target.build(config, out, embedded_payload=source)
+    except OSError as exc:      # a full disk, no permission: the machine's, not the case's
+        raise CaseFailure(failures.ENVIRONMENT, f"cannot compile the payload in under {workdir}: "
+                                                f"{exc.strerror or exc}") from None
     except BuildError as exc:
         raise CaseFailure(failures.BUILD, f"compiling the payload into the runner ({target.name}, "
                                           f"{config.fp16_format}) failed:\n{exc}") from None
