@@ -24,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from harness import option_values
@@ -34,6 +35,11 @@ from harness.board.inventory import Board, Inventory, board_from_place
 def reserve_timeout() -> float:
     """Seconds to wait for a reservation: PTL_LABGRID_RESERVE_TIMEOUT, else 120."""
     return option_values.env_number("PTL_LABGRID_RESERVE_TIMEOUT", 120.0, "a positive number of seconds", above=0)
+
+
+# Seconds an acquire is tried again while the exporter still holds a place's
+# resources from its last holder (a place released a moment before).
+ACQUIRE_RETRY_S = 20.0
 
 
 class LabgridError(Exception):
@@ -85,12 +91,27 @@ class LabgridPlaces:
                 token = match.group(1)
                 place = self._allocated(token)
                 self.held.append((place, token))   # first: an acquire cut short by Ctrl-C is released too
-                self.client("acquire", place=place)
+                self._acquire(place)
                 boards.append(self.board_of(place))
         except BaseException:                      # LabgridError, and KeyboardInterrupt half way
             self.release()
             raise
         return boards
+
+    def _acquire(self, place: str) -> None:
+        """Acquires a reserved place. Right after another client released it,
+        the exporter may still hold its resources for a moment (the
+        coordinator answers "Failed to acquire resources"): that answer is
+        retried for ACQUIRE_RETRY_S, any other fails at once."""
+        deadline = time.monotonic() + ACQUIRE_RETRY_S
+        while True:
+            try:
+                self.client("acquire", place=place)
+                return
+            except LabgridError as exc:
+                if "Failed to acquire resources" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(0.5)
 
     def _allocated(self, token: str) -> str:
         out = self.client("show", place=f"+{token}")
