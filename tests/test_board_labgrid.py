@@ -75,3 +75,31 @@ def _stopped_run(coordinator, inventory, reports, scratch, stop) -> tuple[str, i
     finally:
         run.kill()
     return output, run.returncode
+
+
+def test_an_acquire_refused_while_the_exporter_still_holds_the_resources_is_tried_again(monkeypatch):
+    # No coordinator: the client's answers are scripted. The refusal that a
+    # place released a moment ago gets is retried; any other answer is final.
+    from harness.board import labgrid_places
+    from harness.board.labgrid_places import LabgridError, LabgridPlaces
+    monkeypatch.setattr(labgrid_places.time, "sleep", lambda seconds: None)
+    busy = LabgridError("`labgrid-client acquire` failed: Server error: Error: Failed to acquire resources for "
+                        "place p (coordinator c)")
+    for answers, raises in (([busy, busy, ""], None), ([LabgridError("place p is not reserved for you")], "not reserved")):
+        asked = []
+
+        def client(*args, place=None, timeout=60.0, answers=answers):
+            asked.append(args)
+            answer = answers[len(asked) - 1]
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+        places = LabgridPlaces.__new__(LabgridPlaces)
+        places.client = client
+        if raises is None:
+            places._acquire("p")
+            assert asked == [("acquire",)] * 3
+        else:
+            with pytest.raises(LabgridError, match=raises):
+                places._acquire("p")
+            assert asked == [("acquire",)]
