@@ -54,7 +54,7 @@
 
 #define PTL_ACC(u, v) acc##u##_##v
 
-#define PTL_DECL_ACC(v, u, _) float PTL_ACC(u, v) = 0.0f;
+#define PTL_DECL_ACC(v, u, _) float PTL_ACC(u, v);
 #define PTL_DECL_ROW(u, V, _) const float *a##u = a + (u) * K; PTL_S##V(PTL_DECL_ACC, u, ~)
 #define PTL_INC_ROW(u, n, _) a##u += n;
 
@@ -73,12 +73,23 @@
 
 #define PTL_MAC(v, u, _) PTL_ACC(u, v) += av * bv##v;
 #define PTL_MAC_ROW(u, V, s) { const float av = a##u[s]; PTL_S##V(PTL_MAC, u, ~) }
+/* k = 0 setting the accumulators: 0.0f + a * b is one fmadd onto a zero
+ * register where the compiler contracts (as acc = 0.0f; acc += a * b was),
+ * an fmul and an fadd where it does not: the same value either way, -0.0f
+ * included. */
+#define PTL_SET(v, u, _) PTL_ACC(u, v) = av * bv##v + 0.0f;
+#define PTL_SET_ROW(u, V, s) { const float av = a##u[s]; PTL_S##V(PTL_SET, u, ~) }
+#define PTL_ZERO(v, u, _) PTL_ACC(u, v) = 0.0f;
+#define PTL_ZERO_ROW(u, V, _) PTL_S##V(PTL_ZERO, u, ~)
 #define PTL_STORE(v, u, _) cu[v] = PTL_ACC(u, v);
 #define PTL_STORE_ROW(u, V, _) { float *const cu = c + (u) * M; PTL_S##V(PTL_STORE, u, ~) }
 
-/* One k at offset s from the current pointers (U, V packed as one argument). */
-#define PTL_STEP_bn(s, U, V) { PTL_S##V(PTL_BN_LOAD, s, ~) bk += M; PTL_R##U(PTL_MAC_ROW, V, s) }
-#define PTL_STEP_bt(s, U, V) { PTL_S##V(PTL_BT_LOAD, s, ~) PTL_R##U(PTL_MAC_ROW, V, s) }
+/* One k at offset s from the current pointers (U, V packed as one argument);
+ * ROW is PTL_MAC_ROW, or PTL_SET_ROW for a k = 0 that sets the accumulators. */
+#define PTL_STEP_WITH_bn(ROW, s, U, V) { PTL_S##V(PTL_BN_LOAD, s, ~) bk += M; PTL_R##U(ROW, V, s) }
+#define PTL_STEP_WITH_bt(ROW, s, U, V) { PTL_S##V(PTL_BT_LOAD, s, ~) PTL_R##U(ROW, V, s) }
+#define PTL_STEP_bn(s, U, V) PTL_STEP_WITH_bn(PTL_MAC_ROW, s, U, V)
+#define PTL_STEP_bt(s, U, V) PTL_STEP_WITH_bt(PTL_MAC_ROW, s, U, V)
 /* n k steps, then every pointer moved past them. */
 #define PTL_PASS(n, U, V, L)                                                             \
     PTL_K##n(PTL_STEP_##L, U, V) PTL_R##U(PTL_INC_ROW, n, ~) PTL_##L##_INC(V, n)
@@ -89,16 +100,27 @@
 #define PTL_REST_8(U, V, L) if (rest & 4) { PTL_PASS(4, U, V, L) } PTL_REST_4(U, V, L)
 #define PTL_REST_16(U, V, L) if (rest & 8) { PTL_PASS(8, U, V, L) } PTL_REST_8(U, V, L)
 
-/* name: `blocks` (>= 1) U x V blocks of C along a row panel, K (>= 1) by KU,
- * B in layout L. a -> A(i, 0); b -> B(0, j) in layout L; c -> C(i, j). */
-#define PTL_DEFINE_TILE(name, U, V, KU, L)                                               \
+/* How a block's accumulators start: `zero`, and the loop takes all K; or
+ * `first_k`, k = 0 apart setting them, and the loop takes the other K - 1. */
+#define PTL_PEELED_zero 0
+#define PTL_PEELED_first_k 1
+#define PTL_START_zero(U, V, L) PTL_R##U(PTL_ZERO_ROW, V, ~)
+#define PTL_START_first_k(U, V, L)                                                       \
+    PTL_STEP_WITH_##L(PTL_SET_ROW, 0, U, V) PTL_R##U(PTL_INC_ROW, 1, ~) PTL_##L##_INC(V, 1)
+
+/* name: `blocks` (>= 1) U x V blocks of C along a row panel, K (>= 1) by KU
+ * after the START (zero or first_k), B in layout L. a -> A(i, 0);
+ * b -> B(0, j) in layout L; c -> C(i, j). */
+#define PTL_DEFINE_TILE_FROM(START, name, U, V, KU, L)                                   \
     static void name(const float *a, const float *b, float *c, int K, int M, int blocks) \
     {                                                                                    \
-        const int looped = K - K % (KU), rest = K % (KU);                                \
+        const int k_loop = K - PTL_PEELED_##START;                                       \
+        const int looped = k_loop - k_loop % (KU), rest = k_loop % (KU);                 \
         (void)rest;                                                                      \
         do {                                                                             \
             PTL_R##U(PTL_DECL_ROW, V, ~)                                                 \
             PTL_##L##_DECL(V)                                                            \
+            PTL_START_##START(U, V, L)                                                   \
             const float *const a_end = a0 + looped;                                      \
             while (a0 != a_end) {                                                        \
                 PTL_PASS(KU, U, V, L)                                                    \
@@ -112,6 +134,8 @@
         } while (--blocks);                                                              \
     }
 
+#define PTL_DEFINE_TILE(name, U, V, KU, L) PTL_DEFINE_TILE_FROM(zero, name, U, V, KU, L)
+
 /* tile_<U>x<V>_<bn|bt>, K stepped by KU, for K >= PTL_MM_LONG_K. */
 #define PTL_DEFINE_TILE_PAIR(U, V, KU)                                                   \
     PTL_DEFINE_TILE(tile_##U##x##V##_bn, U, V, KU, bn)                                   \
@@ -121,8 +145,15 @@
     PTL_DEFINE_TILE(tile_##U##x##V##_short_bn, U, V, 2, bn)                              \
     PTL_DEFINE_TILE(tile_##U##x##V##_short_bt, U, V, 2, bt)
 
-/* mm and mm_u2 keep their algorithm: one element, K by 1 or by 2. */
-PTL_DEFINE_TILE(tile_1x1_k1_bn, 1, 1, 1, bn)
+/* mm and mm_u2 keep their algorithm: one element, K by 1 or by 2. mm with B
+ * row-major takes k = 0 apart (QEMU, 64^3: 6.149 -> 6.088 instructions per
+ * MAC; GVSOC 8.161 -> 8.068 cycles); with B transposed that costs GCC 12 one
+ * instruction more per element (the suite's perf gate: 39 variants), so it
+ * zeroes. The unrolled tiles zero too: with K - 1 left for the loop, a K
+ * that is a multiple of their KU (most of the suite's and networks' sizes)
+ * leaves a straight rest pass in every block, which costs more than the
+ * zeroing (QEMU, 64^3: 8x1 and 4x2 took more instructions that way). */
+PTL_DEFINE_TILE_FROM(first_k, tile_1x1_k1_bn, 1, 1, 1, bn)
 PTL_DEFINE_TILE(tile_1x1_k1_bt, 1, 1, 1, bt)
 /* mm_u2 with B row-major, written out: one B pointer per k of the pair, each
  * moved by 2 M, which GCC 12 compiles one instruction shorter per pair than
