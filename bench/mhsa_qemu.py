@@ -10,12 +10,18 @@ work without MACs, so they count against every kernel alike):
 Prints the best and the worst kernel on 1 and on 8 harts and writes every
 kernel's figures to reports/bench/mhsa_qemu.csv.
 
+Then the split (issue 27): where the best 1-hart kernel's FW and BW spend
+their instructions, by function, from the QEMU counting plugin's profile=
+(each measured instruction counted for the function that holds it, from the
+runner's symbol table): the matmul (the kernel, its driver and tiles, and
+mm_manager) against everything else, and the largest functions outside it.
+
     python bench/mhsa_qemu.py [--csv PATH] [--cache DIR]
 """
 from __future__ import annotations
 
 import argparse
-import csv
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -30,6 +36,7 @@ from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY  # noqa: E402
 from harness.targets import make_target  # noqa: E402
 from harness.catalogue.mhsa import MHSA  # noqa: E402
+from harness.targets.qemu import ELF_NAME, parse_profile, symbol_ranges  # noqa: E402
 
 SHAPE = dict(L=16, E=16, F=16, heads=4)
 CORES = (1, 8)
@@ -54,6 +61,54 @@ def latencies(session: Session) -> dict[tuple[str, int, int], int]:
     return out
 
 
+# The matmul's own functions: the kernels of the index table, the manager
+# that dispatches them, and lib_c's tile driver and tiles (static names).
+MATMUL_HELPERS = re.compile(r"^(mm_manager|tile_\w+|ptl_mm_\w+|run_long|run_short)$")
+TOP_OTHERS = 6
+
+
+def is_matmul(function: str) -> bool:
+    return function in kernel_table("fp32") or bool(MATMUL_HELPERS.match(function))
+
+
+def split(session: Session, kernel: int) -> None:
+    """Prints where one variant per step (1 hart) spends its instructions."""
+    names = kernel_table("fp32")
+    print(f"\nsplit of `{names[kernel]}` on 1 hart, instructions in the measured region by function "
+          f"(matmul: the kernels, {MATMUL_HELPERS.pattern})")
+    print("| step | instructions | matmul | outside the matmul | largest outside the matmul |")
+    print("|---|---|---|---|---|")
+    for case in MHSA.cases():
+        if case.dtype != "fp32" or case.shape != SHAPE:
+            continue
+        variant = Variant(case, kernel, 1)
+        bundle = session.bundle_for(case)
+        artefact = session.artefact_for(case.dtype)
+        layout = session.layout_for(case, artefact, bundle)
+        payload = Session.payload_for(case, [variant], bundle, layout)
+        with tempfile.TemporaryDirectory() as tmp:
+            workdir = Path(tmp)
+            ranges = workdir / "ranges.txt"
+            ranges.write_text(symbol_ranges(artefact.path / ELF_NAME))
+            raw = session.target.execute(artefact.path, payload, 600.0, workdir, profile=ranges)
+            counts_text = (workdir / "counts.txt").read_text() if (workdir / "counts.txt").exists() else ""
+        result = session.judge_one(variant, raw, payload, bundle, layout)
+        if not result.passed:
+            sys.exit(f"bench: {variant.id} failed on qemu with the profile: {result.failure}")
+        regions = parse_profile(counts_text)
+        if len(regions) != 1:
+            sys.exit(f"bench: expected one measured region with a profile, got {len(regions)}")
+        by_function = next(iter(regions.values()))
+        total = sum(by_function.values())
+        if total != result.counters.latency:
+            sys.exit(f"bench: the profile sums to {total} instructions, the region counted "
+                     f"{result.counters.latency}")
+        matmul = sum(n for f, n in by_function.items() if is_matmul(f))
+        others = sorted(((n, f) for f, n in by_function.items() if not is_matmul(f)), reverse=True)
+        largest = ", ".join(f"`{f}` {n / total:.1%}" for n, f in others[:TOP_OTHERS])
+        print(f"| {case.step} | {total} | {matmul / total:.1%} | {(total - matmul) / total:.1%} | {largest} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--csv", type=Path, default=ROOT / "reports" / "bench" / "mhsa_qemu.csv")
@@ -64,7 +119,15 @@ def main() -> None:
     if reason:
         sys.exit(f"bench: target qemu is not available: {reason}")
     with tempfile.TemporaryDirectory() as tmp:
-        counts = latencies(Session(target, DEFAULT_LIBRARY, args.cache or Path(tmp), timeout=600.0))
+        session = Session(target, DEFAULT_LIBRARY, args.cache or Path(tmp), timeout=600.0)
+        counts = latencies(session)
+        report(counts, args.csv)
+        best_1 = min(range(len(kernel_table("fp32"))),
+                     key=lambda k: counts[("fw", k, 1)] + counts[("bw", k, 1)])
+        split(session, best_1)
+
+
+def report(counts: dict[tuple[str, int, int], int], out_csv: Path) -> None:
     total_macs = macs("fw") + macs("bw")
     names = kernel_table("fp32")
     per_mac = {(k, c): (counts[("fw", k, c)] + counts[("bw", k, c)]) / total_macs
@@ -84,9 +147,9 @@ def main() -> None:
     rows += [[names[k], k, c, counts[("fw", k, c)], counts[("bw", k, c)], f"{per_mac[(k, c)]:.4f}"]
              for k in range(len(names)) for c in CORES]
     text = "".join(",".join(str(x) for x in row) + "\n" for row in rows)
-    args.csv.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(args.csv, text.encode())
-    print(f"\nevery kernel: {args.csv}")
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(out_csv, text.encode())
+    print(f"\nevery kernel: {out_csv}")
 
 
 if __name__ == "__main__":

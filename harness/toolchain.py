@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Callable
 
 RISCV_GCC = "riscv64-unknown-elf-gcc"
+RISCV_NM = "riscv64-unknown-elf-nm"
 RISCV_AR = "riscv64-unknown-elf-ar"
 QEMU = "qemu-system-riscv32"
 CLANG = "clang"

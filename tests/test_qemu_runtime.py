@@ -16,7 +16,7 @@ import pytest
 from harness import toolchain
 from harness.protocol import decode_records
 from harness.targets import make_target
-from harness.targets.qemu import TEST_SUPPORT, QemuTarget, layout
+from harness.targets.qemu import ELF_NAME, TEST_SUPPORT, QemuTarget, layout, parse_profile, symbol_ranges
 
 TESTS = Path(__file__).resolve().parent.parent / "harness" / "targets" / "qemu" / "runtime" / "tests"
 
@@ -92,6 +92,42 @@ def test_plugin_agrees_with_minstret(target, tmp_path_factory, tmp_path):
     # Raw device writes without SPLIT: QEMU restarts each one, and the plugin
     # counts the rest of its block twice. The runtime never does this.
     assert plugin[2] > deltas[2] - offset
+
+
+def test_a_profile_splits_each_region_by_function(target, tmp_path_factory, tmp_path):
+    """profile=: each region's instructions by the function that holds them,
+    summed over harts; the split adds up to the region's count."""
+    artefact = build(target, tmp_path_factory, "test_team")
+    ranges = tmp_path / "ranges.txt"
+    ranges.write_text(symbol_ranges(artefact / ELF_NAME))
+    raw = target.execute(artefact, None, 60, tmp_path, profile=ranges)
+    assert raw.returncode == 0, raw.stderr
+    profile = parse_profile((tmp_path / "counts.txt").read_text())
+    assert sorted(profile) == list(range(17))
+    for region, counts in enumerate(raw.region_counts):
+        assert sum(profile[region].values()) == sum(counts), (region, profile[region])
+    # Region 0 is main's calibration loop (3 x 1000 instructions and 3 more),
+    # after the BEGIN marker and the return of ptl_region_begin.
+    assert profile[0]["main"] == 3 * 1000 + 3
+    assert sum(profile[0].values()) == 3 * 1000 + 5
+    for n in range(1, 9):   # n cores in float_work
+        assert profile[n]["float_work"] > 0
+    assert "other" not in profile[0]
+
+
+@pytest.mark.parametrize("text, complaint", [
+    ("20 10 backwards\n", "line 1: expected"),
+    ("10 20 a\n15 30 overlaps\n", "line 2: expected"),
+    ("", "has no ranges"),
+])
+def test_a_bad_profile_file_is_one_line(target, tmp_path_factory, tmp_path, text, complaint):
+    artefact = build(target, tmp_path_factory, "test_team")
+    ranges = tmp_path / "ranges.txt"
+    ranges.write_text(text)
+    raw = target.execute(artefact, None, 60, tmp_path, profile=ranges)
+    assert raw.returncode != 0
+    lines = [line for line in raw.stderr.decode().splitlines() if line.startswith("ptl_insn_count:")]
+    assert len(lines) == 1 and complaint in lines[0], raw.stderr
 
 
 def test_uart_and_semihosting_consoles_give_the_same_output(target, tmp_path_factory, tmp_path):

@@ -19,7 +19,7 @@ from harness.build_units import core_runner_sources, parallel
 from harness.targets import board, gvsoc, host, qemu
 from tests.graphs import circle
 
-RISCV_NM = "riscv64-unknown-elf-nm"
+RISCV_NM = toolchain.RISCV_NM
 
 
 def _qemu():

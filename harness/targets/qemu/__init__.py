@@ -113,6 +113,32 @@ def parse_region_counts(text: str) -> list[list[int]]:
     return regions
 
 
+def symbol_ranges(elf: Path) -> str:
+    """The counting plugin's profile= file for an ELF: one line per function
+    with a size, "<start> <end> <name>" in hex, by address."""
+    listing = subprocess.run([toolchain.RISCV_NM, "--defined-only", "-S", "-n", str(elf)],
+                             capture_output=True, text=True, check=True).stdout
+    lines, covered = [], 0
+    for line in listing.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in ("t", "T"):
+            start, size = int(fields[0], 16), int(fields[1], 16)
+            if size and start >= covered:   # aliases of one address: the first name
+                lines.append(f"{start:x} {start + size:x} {fields[3]}")
+                covered = start + size
+    return "".join(line + "\n" for line in lines)
+
+
+def parse_profile(text: str) -> dict[int, dict[str, int]]:
+    """The plugin's profile lines: region -> function -> instructions (all harts)."""
+    profile: dict[int, dict[str, int]] = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if fields and fields[0] == "profile":
+            profile.setdefault(int(fields[1]), {})[fields[2]] = int(fields[3])
+    return profile
+
+
 def cpu_option(fp16_format: str) -> str:
     """QEMU's -cpu for a build: IEEE fp16 builds need Zfh."""
     return "rv32,d=false" + (",Zfh=true" if fp16_format == "fp16" else "")
@@ -233,7 +259,8 @@ class QemuTarget(RiscvCompiling, Target):
         """payload None runs an artefact built with an embedded payload."""
         return self.execute(artefact, payload, timeout, workdir)
 
-    def qemu_argv(self, artefact: Path, payload_path: Path | None, counts_path: Path) -> list[str]:
+    def qemu_argv(self, artefact: Path, payload_path: Path | None, counts_path: Path,
+                  profile: Path | None = None) -> list[str]:
         manifest = json.loads((artefact / MANIFEST_NAME).read_text())
         argv = [toolchain.QEMU, "-machine", "virt", "-bios", "none", "-nodefaults",
                 "-display", "none", "-monitor", "none", "-m", "128M", "-smp", str(HARTS),
@@ -242,7 +269,8 @@ class QemuTarget(RiscvCompiling, Target):
                 "-chardev", "file,id=con0,path=/dev/stdout", "-serial", "chardev:con0",
                 "-kernel", _qemu_path(artefact / ELF_NAME),
                 "-plugin", f"{_qemu_path(artefact / PLUGIN_NAME)},out={_qemu_path(counts_path)},"
-                           f"budget={self.insn_budget}"]
+                           f"budget={self.insn_budget}"
+                           + (f",profile={_qemu_path(profile)}" if profile is not None else "")]
         if payload_path is not None:
             argv += ["-device", f"loader,file={_qemu_path(payload_path)},"
                                 f"addr={layout()['PTL_QEMU_PAYLOAD_ADDR']:#x},force-raw=on"]
@@ -250,7 +278,10 @@ class QemuTarget(RiscvCompiling, Target):
             argv += ["-semihosting-config", "enable=on,target=native"]
         return argv
 
-    def execute(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path) -> RawRun:
+    def execute(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path,
+                profile: Path | None = None) -> RawRun:
+        """profile: a profile= file (symbol_ranges); the counts file in workdir
+        then also holds each region's instructions by function (parse_profile)."""
         workdir.mkdir(parents=True, exist_ok=True)
         payload_path = None
         if payload is not None:
@@ -262,7 +293,7 @@ class QemuTarget(RiscvCompiling, Target):
             payload_path.write_bytes(payload)
         counts_path = workdir / "counts.txt"
         counts_path.unlink(missing_ok=True)
-        raw = _run_qemu(self.qemu_argv(artefact, payload_path, counts_path), timeout, workdir)
+        raw = _run_qemu(self.qemu_argv(artefact, payload_path, counts_path, profile), timeout, workdir)
         if counts_path.exists():
             try:
                 raw.region_counts = parse_region_counts(counts_path.read_text())

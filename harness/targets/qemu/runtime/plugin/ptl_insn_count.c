@@ -23,7 +23,11 @@
  * between vCPUs is racy (totals stay right).
  *
  * Arguments: out=PATH (default: QEMU's log, i.e. stderr); budget=N (default
- * none): the most instructions, summed over vCPUs, that one region may take.
+ * none): the most instructions, summed over vCPUs, that one region may take;
+ * profile=PATH (default none): a file of address ranges, one a line,
+ * "<start hex> <end hex> <name>" (end excluded, sorted, not overlapping), by
+ * which each region's instructions are also counted, summed over vCPUs: a
+ * segment counts for the range holding its first instruction, or for "other".
  * A region past its budget is a hang or a livelock (a spinning core never
  * sleeps, so QEMU's deadlock warning never comes): the plugin writes its
  * output at once, says so on stderr (PTL_BUDGET_MESSAGE below) and ends
@@ -33,6 +37,8 @@
  *     region <k> <count vcpu0> ... <count vcpuN-1>
  *     unclosed <k> <counts...>     (only if the run ended inside a region)
  *     total <counts...>
+ * and with profile=, for each closed region, one line per range it ran in:
+ *     profile <k> <name> <count>
  *
  * Build: gcc -shared -fPIC -O2 -o libptl_insn_count.so ptl_insn_count.c
  * Run:   qemu-system-riscv32 ... -plugin ./libptl_insn_count.so,out=counts.txt
@@ -95,6 +101,7 @@ size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 void qemu_plugin_outs(const char *string);
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
@@ -103,8 +110,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 
 enum segment_kind { SEGMENT_PLAIN = 0, SEGMENT_BEGIN = 1, SEGMENT_END = 2 };
 
-/* A segment's callback data: its length and whether it starts at a marker. */
-#define SEGMENT_UDATA(n, kind) ((void *)(((uintptr_t)(n) << 2) | (uintptr_t)(kind)))
+/* A segment's callback data: its profile range (bits 32 up; the "other" range
+ * without profile=), its length (bits 2-31) and whether it starts at a marker. */
+#define SEGMENT_UDATA(range, n, kind)                                                     \
+    ((void *)(((uintptr_t)(range) << 32) | ((uintptr_t)(n) << 2) | (uintptr_t)(kind)))
+_Static_assert(sizeof(uintptr_t) >= 8, "the segment data needs a 64-bit host");
+#define SEGMENT_LENGTH(data) (((data) >> 2) & 0x3fffffffu)
+#define SEGMENT_RANGE(data) ((size_t)((data) >> 32))
 
 #define INSN_HINT(id) (((uint32_t)(id) << 20) | 0x13u)
 
@@ -124,6 +136,17 @@ static const char *out_path;
 static uint64_t budget;        /* 0: none */
 static uint64_t region_total;  /* the open region's instructions, all vCPUs */
 
+/* profile=: ranges [start, end) with names, and "other" after them. */
+struct range {
+    uint64_t start, end;
+    char name[128];
+};
+static struct range *ranges;
+static size_t n_ranges;               /* without "other" */
+static uint64_t *range_current;       /* [n_ranges + 1], the open region */
+static uint64_t *range_closed;        /* [n_closed * (n_ranges + 1)] */
+static size_t range_closed_capacity;  /* in regions */
+
 static void on_exit_write(qemu_plugin_id_t id, void *userdata);
 
 static void close_region(void)
@@ -137,6 +160,17 @@ static void close_region(void)
         }
     }
     memcpy(closed + n_closed * n_vcpus, current, n_vcpus * sizeof *current);
+    if (ranges) {
+        if (n_closed == range_closed_capacity) {
+            range_closed_capacity = range_closed_capacity ? 2 * range_closed_capacity : 64;
+            range_closed = realloc(range_closed, range_closed_capacity * (n_ranges + 1) * sizeof *range_closed);
+            if (!range_closed) {
+                qemu_plugin_outs("ptl_insn_count: out of memory\n");
+                abort();
+            }
+        }
+        memcpy(range_closed + n_closed * (n_ranges + 1), range_current, (n_ranges + 1) * sizeof *range_current);
+    }
     n_closed++;
     region_open = false;
 }
@@ -144,7 +178,7 @@ static void close_region(void)
 static void on_segment(unsigned int vcpu, void *udata)
 {
     uintptr_t data = (uintptr_t)udata;
-    uint64_t n = data >> 2;
+    uint64_t n = SEGMENT_LENGTH(data);
     if (vcpu >= n_vcpus)
         return;
     if (vcpu == 0) {
@@ -152,6 +186,8 @@ static void on_segment(unsigned int vcpu, void *udata)
             if (region_open) /* BEGIN without END: keep what was counted */
                 close_region();
             memset(current, 0, n_vcpus * sizeof *current);
+            if (ranges)
+                memset(range_current, 0, (n_ranges + 1) * sizeof *range_current);
             region_total = 0;
             region_open = true;
         } else if ((data & 3) == SEGMENT_END && region_open) {
@@ -162,6 +198,8 @@ static void on_segment(unsigned int vcpu, void *udata)
     if (region_open) {
         current[vcpu] += n;
         region_total += n;
+        if (ranges)
+            range_current[SEGMENT_RANGE(data)] += n;
         if (budget && region_total > budget) {
             on_exit_write(0, NULL);
             /* stderr, not qemu_plugin_outs: QEMU's log shows plugin output only with -d plugin. */
@@ -189,6 +227,22 @@ static int marker_kind(struct qemu_plugin_insn *insn)
     return -1;
 }
 
+/* The range holding addr, or n_ranges ("other"). */
+static size_t range_of(uint64_t addr)
+{
+    size_t lo = 0, hi = n_ranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (addr < ranges[mid].start)
+            hi = mid;
+        else if (addr >= ranges[mid].end)
+            lo = mid + 1;
+        else
+            return mid;
+    }
+    return n_ranges;
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
@@ -202,9 +256,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     for (size_t i = 1; i <= n; i++) {
         int kind = i < n ? marker_kind(qemu_plugin_tb_get_insn(tb, i)) : SEGMENT_PLAIN;
         if (i == n || kind >= 0) {
-            qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, start), on_segment,
-                                                   QEMU_PLUGIN_CB_NO_REGS,
-                                                   SEGMENT_UDATA(i - start, start_kind));
+            struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, start);
+            size_t range = ranges ? range_of(qemu_plugin_insn_vaddr(first)) : 0;
+            qemu_plugin_register_vcpu_insn_exec_cb(first, on_segment, QEMU_PLUGIN_CB_NO_REGS,
+                                                   SEGMENT_UDATA(range, i - start, start_kind));
             start = i;
             start_kind = kind;
         }
@@ -239,11 +294,55 @@ static void on_exit_write(qemu_plugin_id_t id, void *userdata)
     if (region_open)
         write_counts(out, "unclosed", (long)n_closed, current);
     write_counts(out, "total", -1, totals);
+    for (size_t k = 0; ranges && k < n_closed; k++)
+        for (size_t r = 0; r <= n_ranges; r++) {
+            uint64_t count = range_closed[k * (n_ranges + 1) + r];
+            if (count)
+                fprintf(out, "profile %zu %s %" PRIu64 "\n", k, r < n_ranges ? ranges[r].name : "other", count);
+        }
     fclose(out);
     if (text) {
         qemu_plugin_outs(text);
         free(text);
     }
+}
+
+/* Reads profile=PATH; 0, or -1 after one line on stderr. */
+static int read_ranges(const char *path)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "ptl_insn_count: cannot read the profile= file '%s'\n", path);
+        return -1;
+    }
+    size_t capacity = 0;
+    char line[256];
+    while (fgets(line, sizeof line, in)) {
+        struct range r;
+        if (sscanf(line, "%" SCNx64 " %" SCNx64 " %127s", &r.start, &r.end, r.name) != 3 || r.end <= r.start ||
+            (n_ranges && r.start < ranges[n_ranges - 1].end)) {
+            fprintf(stderr, "ptl_insn_count: %s line %zu: expected '<start hex> <end hex> <name>', "
+                    "sorted and not overlapping\n", path, n_ranges + 1);
+            fclose(in);
+            return -1;
+        }
+        if (n_ranges == capacity) {
+            capacity = capacity ? 2 * capacity : 256;
+            ranges = realloc(ranges, capacity * sizeof *ranges);
+            if (!ranges) {
+                fclose(in);
+                return -1;
+            }
+        }
+        ranges[n_ranges++] = r;
+    }
+    fclose(in);
+    if (!n_ranges) {
+        fprintf(stderr, "ptl_insn_count: the profile= file '%s' has no ranges\n", path);
+        return -1;
+    }
+    range_current = calloc(n_ranges + 1, sizeof *range_current);
+    return range_current ? 0 : -1;
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
@@ -260,9 +359,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                         argv[i] + 7);
                 return -1;
             }
+        } else if (strncmp(argv[i], "profile=", 8) == 0) {
+            if (read_ranges(argv[i] + 8) != 0)
+                return -1;
         } else {
-            fprintf(stderr, "ptl_insn_count: unknown argument '%s' (expected out=PATH or "
-                    "budget=N)\n", argv[i]);
+            fprintf(stderr, "ptl_insn_count: unknown argument '%s' (expected out=PATH, "
+                    "budget=N or profile=PATH)\n", argv[i]);
             return -1;
         }
     }
