@@ -36,7 +36,7 @@ from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY  # noqa: E402
 from harness.targets import make_target  # noqa: E402
 from harness.catalogue.mhsa import MHSA  # noqa: E402
-from harness.targets.qemu import ELF_NAME, parse_profile, symbol_ranges  # noqa: E402
+from harness.targets.qemu import COUNTS_NAME, ELF_NAME, parse_profile, symbol_ranges  # noqa: E402
 
 SHAPE = dict(L=16, E=16, F=16, heads=4)
 CORES = (1, 8)
@@ -91,7 +91,8 @@ def split(session: Session, kernel: int) -> None:
             ranges = workdir / "ranges.txt"
             ranges.write_text(symbol_ranges(artefact.path / ELF_NAME))
             raw = session.target.execute(artefact.path, payload, 600.0, workdir, profile=ranges)
-            counts_text = (workdir / "counts.txt").read_text() if (workdir / "counts.txt").exists() else ""
+            counts = workdir / COUNTS_NAME
+            counts_text = counts.read_text() if counts.exists() else ""
         result = session.judge_one(variant, raw, payload, bundle, layout)
         if not result.passed:
             sys.exit(f"bench: {variant.id} failed on qemu with the profile: {result.failure}")

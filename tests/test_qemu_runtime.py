@@ -16,7 +16,7 @@ import pytest
 from harness import toolchain
 from harness.protocol import decode_records
 from harness.targets import make_target
-from harness.targets.qemu import ELF_NAME, TEST_SUPPORT, QemuTarget, layout, parse_profile, symbol_ranges
+from harness.targets.qemu import COUNTS_NAME, ELF_NAME, TEST_SUPPORT, QemuTarget, layout, parse_profile, symbol_ranges
 
 TESTS = Path(__file__).resolve().parent.parent / "harness" / "targets" / "qemu" / "runtime" / "tests"
 
@@ -102,7 +102,7 @@ def test_a_profile_splits_each_region_by_function(target, tmp_path_factory, tmp_
     ranges.write_text(symbol_ranges(artefact / ELF_NAME))
     raw = target.execute(artefact, None, 60, tmp_path, profile=ranges)
     assert raw.returncode == 0, raw.stderr
-    profile = parse_profile((tmp_path / "counts.txt").read_text())
+    profile = parse_profile((tmp_path / COUNTS_NAME).read_text())
     assert sorted(profile) == list(range(17))
     for region, counts in enumerate(raw.region_counts):
         assert sum(profile[region].values()) == sum(counts), (region, profile[region])
@@ -220,7 +220,7 @@ def test_a_hang_inside_a_measured_region_stops_at_its_instruction_budget(target,
         assert raw.seconds < 30
         assert "instruction budget exceeded in region 0: more than 2000000 instructions" in raw.stop_reason
         assert b"hang test starts" in raw.output
-    counts = [(tmp_path / str(k) / "counts.txt").read_text() for k in range(2)]
+    counts = [(tmp_path / str(k) / COUNTS_NAME).read_text() for k in range(2)]
     assert counts[0] == counts[1] and counts[0].startswith("unclosed 0 ")
     spent = sum(int(x) for x in counts[0].splitlines()[0].split()[2:])
     assert 2_000_000 < spent <= 2_000_000 + 16     # cut within the straight-line segment that crossed it
@@ -235,7 +235,7 @@ def test_a_bad_instruction_budget_is_one_line_naming_the_variable(monkeypatch, t
 
 def test_fork_beyond_the_harts_present_is_an_error_not_a_hang(target, tmp_path_factory, tmp_path):
     artefact = build(target, tmp_path_factory, "test_team")
-    argv = target.qemu_argv(artefact, None, tmp_path / "counts.txt")
+    argv = target.qemu_argv(artefact, None, tmp_path / COUNTS_NAME)
     argv[argv.index("-smp") + 1] = "4"
     result = subprocess.run(argv, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 3
@@ -264,7 +264,7 @@ def test_fp16_build_runs_half_precision_instructions(target, tmp_path_factory, t
 @needs_zfh
 def test_fp16_build_traps_without_zfh(target, tmp_path_factory, tmp_path):
     artefact = build(target, tmp_path_factory, "test_fp16", "fp16")
-    argv = target.qemu_argv(artefact, None, tmp_path / "counts.txt")
+    argv = target.qemu_argv(artefact, None, tmp_path / COUNTS_NAME)
     argv[argv.index("-cpu") + 1] = "rv32,d=false"
     result = subprocess.run(argv, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 12

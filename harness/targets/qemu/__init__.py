@@ -65,6 +65,7 @@ SELF_TEST = QEMU_RUNTIME / "tests" / "test_team.c"
 TEST_SUPPORT = [RUNTIME_DIR / "runner" / "protocol.c", RUNTIME_DIR / "runner" / "payload_window.c"]
 
 ELF_NAME = "runner.elf"
+COUNTS_NAME = "counts.txt"   # the plugin's output, in a run's workdir
 PLUGIN_NAME = "libptl_insn_count.so"
 MANIFEST_NAME = "qemu.json"
 
@@ -291,7 +292,7 @@ class QemuTarget(RiscvCompiling, Target):
                                            f"most {limit} (PTL_QEMU_PAYLOAD_MAX in targets/qemu/runtime/ptl_qemu.h)")
             payload_path = workdir / "payload.bin"
             payload_path.write_bytes(payload)
-        counts_path = workdir / "counts.txt"
+        counts_path = workdir / COUNTS_NAME
         counts_path.unlink(missing_ok=True)
         raw = _run_qemu(self.qemu_argv(artefact, payload_path, counts_path, profile), timeout, workdir)
         if counts_path.exists():
