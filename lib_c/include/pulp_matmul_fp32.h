@@ -59,7 +59,7 @@ struct matMul_DW_args;
 
 /* Dispatcher arguments: mm_args is the product, matmul_type the kernel index
  * (0..pulp_mm_kernel_count_fp32-1): 0..23 are the API's indices of
- * TRAINLIB_API.md, 24..29 lib_c's own register blocks after them. */
+ * TRAINLIB_API.md, 24..31 lib_c's own register blocks after them. */
 struct mm_manager_args {
     struct matMul_args *mm_args;
     struct matMul_DW_args *mm_dw_args; /* depthwise layers only; NULL otherwise */
@@ -68,7 +68,7 @@ struct mm_manager_args {
     int matmul_type;
 };
 
-/* Number of FP32 kernels reachable through mm_manager (30). */
+/* Number of FP32 kernels reachable through mm_manager (32). */
 extern const int pulp_mm_kernel_count_fp32;
 
 /* Runs kernel matmul_type on mm_args inside the caller's team, then (after a
@@ -94,6 +94,9 @@ void mm_unroll_4x4(void *matMul_args);   /* [12] */
 void mm_unroll_5x5(void *matMul_args);   /* [24] */
 void mm_unroll_4x6(void *matMul_args);   /* [25] */
 void mm_unroll_6x4(void *matMul_args);   /* [26] */
+/* 4x6 with 4 k per loop pass: fewer instructions, a 560-byte loop (for cores
+ * whose instruction cache holds it; lib_c/README.md). */
+void mm_unroll_4x6_k4(void *matMul_args); /* [30] */
 
 /* M-split kernels; each takes a struct matMul_args *. */
 void mm_M(void *matMul_args);            /* [1]  1x1 */
@@ -111,5 +114,6 @@ void mm_M_unroll_4x4(void *matMul_args); /* [23] */
 void mm_M_unroll_5x5(void *matMul_args); /* [27] lib_c's own */
 void mm_M_unroll_4x6(void *matMul_args); /* [28] lib_c's own */
 void mm_M_unroll_6x4(void *matMul_args); /* [29] lib_c's own */
+void mm_M_unroll_4x6_k4(void *matMul_args); /* [31] lib_c's own */
 
 #endif /* PULP_MATMUL_FP32_H */

@@ -49,3 +49,6 @@ void mm_unroll_4x6(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp3
 
 /* lib_c's own: as mm, 6 rows x 4 columns of C per inner loop. */
 void mm_unroll_6x4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_6x4, 0); }
+
+/* lib_c's own: as mm_unroll_4x6, with 4 k per loop pass instead of 2. */
+void mm_unroll_4x6_k4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x6_k4, 0); }
