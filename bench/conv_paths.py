@@ -17,8 +17,13 @@ numeric check, or the bench stops. The full 16x16 layer does not fit 64 KiB
 of L1 on the im2col path, so the L1 limit is lifted here (--l1-bytes);
 the regression reports it not_fit.
 
+With --split (qemu only), then where each path spends its instructions on
+one core, by function (bench/qemu_profile.py): the im2col path with its best
+kernel, and the direct path; the matmul (kernels, tiles, mm_manager) against
+the rest, and the largest functions outside it (issue 27: im2col's share).
+
 Writes reports/bench/conv_paths.csv. Usage:
-    python bench/conv_paths.py [--target qemu|host] [--dtype fp32|fp16]
+    python bench/conv_paths.py [--target qemu|host] [--dtype fp32|fp16] [--split]
 """
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.qemu_profile import by_function, split_row  # noqa: E402
 from harness.files import write_atomically  # noqa: E402
 from golden.conv import ConvGeometry  # noqa: E402
 from harness.cases import Case, Variant  # noqa: E402
@@ -45,6 +51,7 @@ LAYERS = {"16x16": REALISTIC_FULL[0], "tile 4x4": REALISTIC_TILE_4[0]}
 IM2COL_ENTRIES = (CONV2D_KERNEL_SWEEP, CONV2D_SHAPE_SWEEP)
 STEPS = ("fw", "wg", "ig")
 MANY_CORES = 8
+TOP_OTHERS = 4
 
 
 def find_case(entries, dtype: str, step: str, shape: dict, hwc: int) -> Case:
@@ -72,7 +79,11 @@ def main() -> None:
     parser.add_argument("--dtype", default="fp32", choices=("fp32", "fp16"),
                         help="bf16 is not offered: the realistic reductions are beyond its error bound")
     parser.add_argument("--csv", default=str(ROOT / "reports" / "bench" / "conv_paths.csv"))
+    parser.add_argument("--split", action="store_true",
+                        help="also print each path's instructions by function (qemu only)")
     args = parser.parse_args()
+    if args.split and args.target != "qemu":
+        parser.error("--split needs --target qemu (the counting plugin's profile)")
     target = make_target(args.target)
     reason = target.unavailable_reason()
     if reason:
@@ -83,7 +94,7 @@ def main() -> None:
     unit = target.capabilities.counter_unit
     n_kernels = len(kernel_table(args.dtype))
 
-    rows = []
+    rows, splits = [], []
     print(f"Conv2D 3x3 16->32 pad 1, {args.dtype}, target {args.target}: latency {unit} per MAC")
     print(f"  {'layer':9} {'step':4} {'lay':3} {'best im2col kernel':22} {'im2col 1c':>9} {'direct 1c':>9} "
           f"{'ratio':>6} {'im2col 8c':>9} {'direct 8c':>9} {'ratio':>6}")
@@ -104,6 +115,7 @@ def main() -> None:
                 layout = "HWC" if hwc else "CHW"
                 print(f"  {layer:9} {step:4} {layout:3} {name:22} {i1:>9.3f} {d1:>9.3f} {d1 / i1:>6.2f} "
                       f"{i8:>9.3f} {d8:>9.3f} {d8 / i8:>6.2f}")
+                splits.append((f"{layer} {step} {layout}", im2col_case, best, direct_case))
                 rows.append({"target": args.target, "unit": unit, "dtype": args.dtype, "layer": layer,
                              "step": step, "layout": layout, "macs": macs, "best_kernel": kernel_table(args.dtype)[best],
                              "best_kernel_index": best,
@@ -119,6 +131,19 @@ def main() -> None:
     writer.writerows(rows)
     write_atomically(Path(args.csv), buffer.getvalue().encode())
     print(f"  ratio = direct / im2col (above 1: the im2col path is faster). table: {args.csv}")
+    if args.split:
+        print_splits(session, splits, args.dtype)
+
+
+def print_splits(session: Session, splits, dtype: str) -> None:
+    print(f"\nwhere each path spends its instructions on 1 core, by function ({dtype}):")
+    print("| layer step layout | path | instructions | matmul | outside the matmul | largest outside the matmul |")
+    print("|---|---|---|---|---|---|")
+    for label, im2col_case, best, direct_case in splits:
+        for path, variant in ((f"im2col `{kernel_table(dtype)[best]}`", Variant(im2col_case, best, 1)),
+                              ("direct", Variant(direct_case, 0, 1))):
+            total, matmul, rest, largest = split_row(by_function(session, variant), TOP_OTHERS)
+            print(f"| {label} | {path} | {total} | {matmul} | {rest} | {largest} |")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ mm_manager) against everything else, and the largest functions outside it.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -36,7 +35,7 @@ from harness.session import Session  # noqa: E402
 from harness.target import DEFAULT_LIBRARY  # noqa: E402
 from harness.targets import make_target  # noqa: E402
 from harness.catalogue.mhsa import MHSA  # noqa: E402
-from harness.targets.qemu import COUNTS_NAME, ELF_NAME, parse_profile, symbol_ranges  # noqa: E402
+from bench.qemu_profile import MATMUL_HELPERS, by_function, split_row  # noqa: E402
 
 SHAPE = dict(L=16, E=16, F=16, heads=4)
 CORES = (1, 8)
@@ -61,14 +60,7 @@ def latencies(session: Session) -> dict[tuple[str, int, int], int]:
     return out
 
 
-# The matmul's own functions: the kernels of the index table, the manager
-# that dispatches them, and lib_c's tile driver and tiles (static names).
-MATMUL_HELPERS = re.compile(r"^(mm_manager|tile_\w+|ptl_mm_\w+|run_long|run_short)$")
 TOP_OTHERS = 6
-
-
-def is_matmul(function: str) -> bool:
-    return function in kernel_table("fp32") or bool(MATMUL_HELPERS.match(function))
 
 
 def split(session: Session, kernel: int) -> None:
@@ -81,33 +73,8 @@ def split(session: Session, kernel: int) -> None:
     for case in MHSA.cases():
         if case.dtype != "fp32" or case.shape != SHAPE:
             continue
-        variant = Variant(case, kernel, 1)
-        bundle = session.bundle_for(case)
-        artefact = session.artefact_for(case.dtype)
-        layout = session.layout_for(case, artefact, bundle)
-        payload = Session.payload_for(case, [variant], bundle, layout)
-        with tempfile.TemporaryDirectory() as tmp:
-            workdir = Path(tmp)
-            ranges = workdir / "ranges.txt"
-            ranges.write_text(symbol_ranges(artefact.path / ELF_NAME))
-            raw = session.target.execute(artefact.path, payload, 600.0, workdir, profile=ranges)
-            counts = workdir / COUNTS_NAME
-            counts_text = counts.read_text() if counts.exists() else ""
-        result = session.judge_one(variant, raw, payload, bundle, layout)
-        if not result.passed:
-            sys.exit(f"bench: {variant.id} failed on qemu with the profile: {result.failure}")
-        regions = parse_profile(counts_text)
-        if len(regions) != 1:
-            sys.exit(f"bench: expected one measured region with a profile, got {len(regions)}")
-        by_function = next(iter(regions.values()))
-        total = sum(by_function.values())
-        if total != result.counters.latency:
-            sys.exit(f"bench: the profile sums to {total} instructions, the region counted "
-                     f"{result.counters.latency}")
-        matmul = sum(n for f, n in by_function.items() if is_matmul(f))
-        others = sorted(((n, f) for f, n in by_function.items() if not is_matmul(f)), reverse=True)
-        largest = ", ".join(f"`{f}` {n / total:.1%}" for n, f in others[:TOP_OTHERS])
-        print(f"| {case.step} | {total} | {matmul / total:.1%} | {(total - matmul) / total:.1%} | {largest} |")
+        total, matmul, rest, largest = split_row(by_function(session, Variant(case, kernel, 1)), TOP_OTHERS)
+        print(f"| {case.step} | {total} | {matmul} | {rest} | {largest} |")
 
 
 def main() -> None:
