@@ -236,19 +236,19 @@ static inline void unroll_cols_of(const struct unroll_geom *geom, IM2COL_T *cons
     IM2COL_T *dst = buf + (size_t)first * g.OW;
     for (int r = first; r < last; r++, dst += g.OW) {
         const int y = unroll_source(oy * g.step_y + ky + g.off_y, g.dil_y, g.srcH);
-        const IM2COL_T *const row = g.src + c * g.sc + y * g.sy;
+        const int row = c * g.sc + y * g.sy; /* the source row's offset, used when y >= 0 */
         const int base = kx + g.off_x;
         if (y < 0) {
             unroll_zero(dst, g.OW);
         } else if (g.dil_x != 1) {
             for (int ox = 0; ox < g.OW; ox++) {
                 const int x = unroll_source(ox + base, g.dil_x, g.srcW);
-                dst[ox] = x < 0 ? IM2COL_ZERO : row[x * g.sx];
+                dst[ox] = x < 0 ? IM2COL_ZERO : g.src[row + x * g.sx];
             }
         } else {
             unroll_zero(dst, lo);
             if (hi > lo) {
-                const IM2COL_T *from = row + (lo * s + base) * g.sx;
+                const IM2COL_T *from = g.src + row + (lo * s + base) * g.sx;
                 if (jump == 1) {
                     unroll_copy_row(dst + lo, from, hi - lo, use_dma);
                 } else {
