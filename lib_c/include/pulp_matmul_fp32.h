@@ -97,6 +97,9 @@ void mm_unroll_6x4(void *matMul_args);   /* [26] */
 /* 4x6 with 4 k per loop pass: fewer instructions, a 560-byte loop (for cores
  * whose instruction cache holds it; lib_c/README.md). */
 void mm_unroll_4x6_k4(void *matMul_args); /* [30] */
+/* 5x5 with 16 k per loop pass and the first pass apart: the fewest
+ * instructions (QEMU), a 2-KB loop (lib_c/README.md). */
+void mm_unroll_5x5_k16(void *matMul_args); /* [32] */
 
 /* M-split kernels; each takes a struct matMul_args *. */
 void mm_M(void *matMul_args);            /* [1]  1x1 */
@@ -115,5 +118,6 @@ void mm_M_unroll_5x5(void *matMul_args); /* [27] lib_c's own */
 void mm_M_unroll_4x6(void *matMul_args); /* [28] lib_c's own */
 void mm_M_unroll_6x4(void *matMul_args); /* [29] lib_c's own */
 void mm_M_unroll_4x6_k4(void *matMul_args); /* [31] lib_c's own */
+void mm_M_unroll_5x5_k16(void *matMul_args); /* [33] lib_c's own */
 
 #endif /* PULP_MATMUL_FP32_H */

@@ -14,7 +14,8 @@
  * So one k costs U + V loads and U * V fmadd, plus one add for B's pointer
  * when B is row-major; per loop pass of KU k, one add per other pointer and
  * the branch (lib_c/README.md: the floor). K is done in K / KU passes, then
- * straight code for each bit of K % KU. A row panel's blocks share one call.
+ * straight code for each bit of K % KU. One call computes every block of one
+ * size class: its row panels, each a row of blocks side by side.
  *
  * Every element is summed over k = 0..K-1 in order from 0.0f, so all tiles
  * and all kernels round identically.
@@ -59,12 +60,12 @@
 #define PTL_INC_ROW(u, n, _) a##u += n;
 
 /* B K x M ("bn"): bk -> B(k, j); a step loads V columns and moves bk by M. */
-#define PTL_bn_DECL(V) const float *bk = b;
+#define PTL_bn_DECL(V) const float *bk = bj;
 #define PTL_BN_LOAD(v, s, _) const float bv##v = bk[v];
 #define PTL_bn_INC(V, n)
 #define PTL_bn_NEXT(V) (V)
 /* B M x K ("bt"): bc<v> -> B(k, j + v); the k offset is s, as for A. */
-#define PTL_BT_PTR(v, _, __) const float *bc##v = b + (v) * K;
+#define PTL_BT_PTR(v, _, __) const float *bc##v = bj + (v) * K;
 #define PTL_bt_DECL(V) PTL_S##V(PTL_BT_PTR, ~, ~)
 #define PTL_BT_LOAD(v, s, _) const float bv##v = bc##v[s];
 #define PTL_BT_MOVE(v, n, _) bc##v += n;
@@ -82,7 +83,7 @@
 #define PTL_ZERO(v, u, _) PTL_ACC(u, v) = 0.0f;
 #define PTL_ZERO_ROW(u, V, _) PTL_S##V(PTL_ZERO, u, ~)
 #define PTL_STORE(v, u, _) cu[v] = PTL_ACC(u, v);
-#define PTL_STORE_ROW(u, V, _) { float *const cu = c + (u) * M; PTL_S##V(PTL_STORE, u, ~) }
+#define PTL_STORE_ROW(u, V, _) { float *const cu = cj + (u) * M; PTL_S##V(PTL_STORE, u, ~) }
 
 /* One k at offset s from the current pointers (U, V packed as one argument);
  * ROW is PTL_MAC_ROW, or PTL_SET_ROW for a k = 0 that sets the accumulators. */
@@ -101,37 +102,116 @@
 #define PTL_REST_16(U, V, L) if (rest & 8) { PTL_PASS(8, U, V, L) } PTL_REST_8(U, V, L)
 
 /* How a block's accumulators start: `zero`, and the loop takes all K; or
- * `first_k`, k = 0 apart setting them, and the loop takes the other K - 1. */
-#define PTL_PEELED_zero 0
-#define PTL_PEELED_first_k 1
-#define PTL_START_zero(U, V, L) PTL_R##U(PTL_ZERO_ROW, V, ~)
-#define PTL_START_first_k(U, V, L)                                                       \
+ * `first_k`, k = 0 apart setting them, and the loop takes the other K - 1;
+ * or `first_pass`, the loop's first pass apart, its k = 0 setting them, and
+ * the loop takes the other K - KU. first_pass needs K >= 2 KU. */
+#define PTL_PEELED_zero(KU) 0
+#define PTL_PEELED_first_k(KU) 1
+#define PTL_PEELED_first_pass(KU) (KU)
+#define PTL_START_zero(U, V, KU, L) PTL_R##U(PTL_ZERO_ROW, V, ~)
+#define PTL_START_first_k(U, V, KU, L)                                                   \
     PTL_STEP_WITH_##L(PTL_SET_ROW, 0, U, V) PTL_R##U(PTL_INC_ROW, 1, ~) PTL_##L##_INC(V, 1)
+#define PTL_FIRST_ROW(u, V, s) if ((s) == 0) PTL_SET_ROW(u, V, s) else PTL_MAC_ROW(u, V, s)
+#define PTL_FIRST_STEP_bn(s, U, V) PTL_STEP_WITH_bn(PTL_FIRST_ROW, s, U, V)
+#define PTL_FIRST_STEP_bt(s, U, V) PTL_STEP_WITH_bt(PTL_FIRST_ROW, s, U, V)
+#define PTL_START_first_pass(U, V, KU, L)                                                \
+    PTL_K##KU(PTL_FIRST_STEP_##L, U, V) PTL_R##U(PTL_INC_ROW, KU, ~) PTL_##L##_INC(V, KU)
+/* The loop over the passes: tested before the first, or, after first_pass
+ * (K >= 2 KU), entered without a test. */
+#define PTL_LOOP_zero(KU, U, V, L) while (a0 != a_end) { PTL_PASS(KU, U, V, L) }
+#define PTL_LOOP_first_k(KU, U, V, L) PTL_LOOP_zero(KU, U, V, L)
+#define PTL_LOOP_first_pass(KU, U, V, L) do { PTL_PASS(KU, U, V, L) } while (a0 != a_end);
 
-/* name: `blocks` (>= 1) U x V blocks of C along a row panel, K (>= 1) by KU
- * after the START (zero or first_k), B in layout L. a -> A(i, 0);
- * b -> B(0, j) in layout L; c -> C(i, j). */
-#define PTL_DEFINE_TILE_FROM(START, name, U, V, KU, L)                                   \
-    static void name(const float *a, const float *b, float *c, int K, int M, int blocks) \
+#if defined(__GNUC__)
+#define PTL_NOINLINE __attribute__((noinline))
+#else
+#define PTL_NOINLINE
+#endif
+
+/* Two kinds of function compute blocks of C (pulp_mm_tiles_fp32.h): a row
+ * (ptl_mm_row_fp32) one row panel of blocks side by side, a tile
+ * (ptl_mm_tile_fp32) several row panels of them. The short-K tables hold
+ * rows, called once per panel; the long-K grid holds tiles, called once per
+ * pair of size classes. Most tiles are a row called per panel
+ * (PTL_DEFINE_TILE_FROM): with the panel loop in the same function as the K
+ * loop, GCC 12 keeps more pointers live and spills them (all tiles written
+ * that way: 654 of 2,040 variants of three small matmul shapes took more
+ * instructions). The k16 tiles keep the panel loop inside
+ * (PTL_DEFINE_PANEL_TILE_FROM): their calls are the costliest to repeat
+ * (12 saved registers of each kind and a long set-up), and one call does
+ * every panel (64^3: the 5x4 edge 2,088 -> 2,048 instructions a block). */
+
+/* The K split: K - PEELED(KU) k in loop passes of KU, and `rest` after them. */
+#define PTL_K_SPLIT(START, KU)                                                           \
+    const int k_loop = K - PTL_PEELED_##START(KU);                                       \
+    const int looped = k_loop - k_loop % (KU), rest = k_loop % (KU);                     \
+    (void)rest;
+/* `blocks` U x V blocks side by side from a -> A(i, 0), b -> B(0, j) in layout
+ * L and c -> C(i, j), K by KU after the START (zero, first_k or first_pass). */
+#define PTL_ROW_OF_BLOCKS(START, U, V, KU, L)                                            \
     {                                                                                    \
-        const int k_loop = K - PTL_PEELED_##START;                                       \
-        const int looped = k_loop - k_loop % (KU), rest = k_loop % (KU);                 \
-        (void)rest;                                                                      \
+        const float *bj = b;                                                             \
+        float *cj = c;                                                                   \
+        int n = blocks;                                                                  \
         do {                                                                             \
             PTL_R##U(PTL_DECL_ROW, V, ~)                                                 \
             PTL_##L##_DECL(V)                                                            \
-            PTL_START_##START(U, V, L)                                                   \
+            PTL_START_##START(U, V, KU, L)                                               \
             const float *const a_end = a0 + looped;                                      \
-            while (a0 != a_end) {                                                        \
-                PTL_PASS(KU, U, V, L)                                                    \
-            }                                                                            \
+            PTL_LOOP_##START(KU, U, V, L)                                                \
             if ((KU) > 1 && rest) {                                                      \
                 PTL_REST_##KU(U, V, L)                                                   \
             }                                                                            \
             PTL_R##U(PTL_STORE_ROW, V, ~)                                                \
-            b += PTL_##L##_NEXT(V);                                                      \
-            c += (V);                                                                    \
-        } while (--blocks);                                                              \
+            bj += PTL_##L##_NEXT(V);                                                     \
+            cj += (V);                                                                   \
+        } while (--n);                                                                   \
+    }
+/* name: a row (ptl_mm_row_fp32). */
+#define PTL_DEFINE_ROW_FROM(START, name, U, V, KU, L)                                    \
+    static PTL_NOINLINE void name(const float *a, const float *b, float *c, int K, int M, \
+                                  int blocks)                                            \
+    {                                                                                    \
+        PTL_K_SPLIT(START, KU)                                                           \
+        PTL_ROW_OF_BLOCKS(START, U, V, KU, L)                                            \
+    }
+/* name: a tile calling the row name_row per panel. One panel is a jump to the
+ * row; the loop over more is a function of its own, name_panels, so that a
+ * one-panel call saves no registers (GCC 12 saves them on entry to a
+ * function that has the loop anywhere). */
+#define PTL_DEFINE_PANELS(name, U)                                                       \
+    static PTL_NOINLINE void name##_panels(const float *a, const float *b, float *c, int K, \
+                                           int M, int panels, int blocks)                \
+    {                                                                                    \
+        do {                                                                             \
+            name##_row(a, b, c, K, M, blocks);                                           \
+            a += (U) * K;                                                                \
+            c += (U) * M;                                                                \
+        } while (--panels);                                                              \
+    }                                                                                    \
+    static void name(const float *a, const float *b, float *c, int K, int M, int panels, \
+                     int blocks)                                                         \
+    {                                                                                    \
+        if (panels == 1)                                                                 \
+            name##_row(a, b, c, K, M, blocks);                                           \
+        else                                                                             \
+            name##_panels(a, b, c, K, M, panels, blocks);                                \
+    }
+/* name: a tile, and name_row, its row. */
+#define PTL_DEFINE_TILE_FROM(START, name, U, V, KU, L)                                   \
+    PTL_DEFINE_ROW_FROM(START, name##_row, U, V, KU, L)                                  \
+    PTL_DEFINE_PANELS(name, U)
+/* name: a tile with the panel loop inside. */
+#define PTL_DEFINE_PANEL_TILE_FROM(START, name, U, V, KU, L)                             \
+    static void name(const float *a, const float *b, float *c, int K, int M, int panels, \
+                     int blocks)                                                         \
+    {                                                                                    \
+        PTL_K_SPLIT(START, KU)                                                           \
+        do {                                                                             \
+            PTL_ROW_OF_BLOCKS(START, U, V, KU, L)                                        \
+            a += (U) * K;                                                                \
+            c += (U) * M;                                                                \
+        } while (--panels);                                                              \
     }
 
 #define PTL_DEFINE_TILE(name, U, V, KU, L) PTL_DEFINE_TILE_FROM(zero, name, U, V, KU, L)
@@ -140,10 +220,10 @@
 #define PTL_DEFINE_TILE_PAIR(U, V, KU)                                                   \
     PTL_DEFINE_TILE(tile_##U##x##V##_bn, U, V, KU, bn)                                   \
     PTL_DEFINE_TILE(tile_##U##x##V##_bt, U, V, KU, bt)
-/* tile_<U>x<V>_short_<bn|bt>, K stepped by 2, for a shorter K. */
+/* tile_<U>x<V>_short_<bn|bt>: rows, K stepped by 2, for a shorter K. */
 #define PTL_DEFINE_SHORT_PAIR(U, V)                                                      \
-    PTL_DEFINE_TILE(tile_##U##x##V##_short_bn, U, V, 2, bn)                              \
-    PTL_DEFINE_TILE(tile_##U##x##V##_short_bt, U, V, 2, bt)
+    PTL_DEFINE_ROW_FROM(zero, tile_##U##x##V##_short_bn, U, V, 2, bn)                    \
+    PTL_DEFINE_ROW_FROM(zero, tile_##U##x##V##_short_bt, U, V, 2, bt)
 
 /* mm and mm_u2 keep their algorithm: one element, K by 1 or by 2. mm with B
  * row-major takes k = 0 apart (QEMU, 64^3: 6.149 -> 6.088 instructions per
@@ -158,7 +238,8 @@ PTL_DEFINE_TILE(tile_1x1_k1_bt, 1, 1, 1, bt)
 /* mm_u2 with B row-major, written out: one B pointer per k of the pair, each
  * moved by 2 M, which GCC 12 compiles one instruction shorter per pair than
  * one pointer moved by M twice. */
-static void tile_1x1_k2_bn(const float *a, const float *b, float *c, int K, int M, int blocks)
+static PTL_NOINLINE void tile_1x1_k2_bn_row(const float *a, const float *b, float *c, int K, int M,
+                                            int blocks)
 {
     do {
         const float *a0 = a, *b0 = b, *b1 = b + M;
@@ -175,6 +256,7 @@ static void tile_1x1_k2_bn(const float *a, const float *b, float *c, int K, int 
         b += 1, c += 1;
     } while (--blocks);
 }
+PTL_DEFINE_PANELS(tile_1x1_k2_bn, 1)
 PTL_DEFINE_TILE(tile_1x1_k2_bt, 1, 1, 2, bt)
 
 PTL_DEFINE_TILE_PAIR(1, 1, PTL_KU_SMALL)
@@ -217,6 +299,24 @@ PTL_DEFINE_TILE_PAIR(8, 1, PTL_KU_MID)
 PTL_PRIORITY_RA PTL_DEFINE_TILE(tile_4x6_k4_bn, 4, 6, 4, bn)
 PTL_PRIORITY_RA PTL_DEFINE_TILE(tile_4x6_k4_bt, 4, 6, 4, bt)
 
+/* The 5x5 block and its 5x4, 4x5 and 4x4 edges with 16 k per pass, for the
+ * lib_c kernels *_5x5_k16: QEMU's fewest instructions per MAC. The first pass
+ * is apart, its k = 0 setting the accumulators (no zeroing, and the loop is
+ * entered without a test; it needs K >= 32, PTL_MM_LONG_K). Per pass of the
+ * 5x5 with B row-major: 400 fmadd, 160 flw, 16 adds for B, 5 for A, 1
+ * branch; its 2-KB loop would refill pulp-open's 512-byte L0 cache on every
+ * pass, so the other 5x5 kernels keep 2 k. */
+#define PTL_K16_TILE_PAIR(U, V)                                                          \
+    PTL_PRIORITY_RA PTL_DEFINE_PANEL_TILE_FROM(first_pass, tile_##U##x##V##_k16_bn, U, V, 16, bn) \
+    PTL_PRIORITY_RA PTL_DEFINE_PANEL_TILE_FROM(first_pass, tile_##U##x##V##_k16_bt, U, V, 16, bt)
+PTL_K16_TILE_PAIR(5, 5)
+PTL_K16_TILE_PAIR(5, 4)
+PTL_K16_TILE_PAIR(4, 5)
+PTL_K16_TILE_PAIR(4, 4)
+#if PTL_MM_LONG_K < 2 * 16
+#error "the first_pass tiles with 16 k per pass need K >= 32"
+#endif
+
 /* A short K: a kernel's U x V block, and 1 x V, U x 1, 1 x 1 for what is left. */
 PTL_DEFINE_SHORT_PAIR(1, 1)
 PTL_DEFINE_SHORT_PAIR(1, 2)
@@ -239,43 +339,47 @@ PTL_DEFINE_SHORT_PAIR(8, 1)
 
 /* A kernel's tiles: heights H0 > H1 > ... and widths W0 > W1 > ..., each list
  * four long, ending in 1 and padded with 1 (a padded class is never reached).
- * The H0 x W0 block is tile_<H0>x<W0><TOP>_<layout>: TOP is empty, or names
- * a variant of the block (_k4); the smaller blocks are the plain ones. */
+ * The H0 x W0 block is tile_<H0>x<W0><TOP>_<layout>, and its edges H0 x W1,
+ * H1 x W0 and H1 x W1 are tile_<h>x<w><EDGE>_<layout>: TOP and EDGE are
+ * empty, or name a variant of those blocks (_k4, _k16); the smaller blocks
+ * are the plain ones. */
 #define PTL_TILE_REF(w, h, L) tile_##h##x##w##_##L
-#define PTL_TOP_REF(w, h, TOP, L) tile_##h##x##w##TOP##_##L
+#define PTL_VARIANT_REF(w, h, VAR, L) tile_##h##x##w##VAR##_##L
 #define PTL_TILE_ROW(h, L, W0, W1, W2, W3)                                               \
     {PTL_TILE_REF(W0, h, L), PTL_TILE_REF(W1, h, L), PTL_TILE_REF(W2, h, L), PTL_TILE_REF(W3, h, L)}
-#define PTL_TILE_GRID(L, TOP, H0, H1, H2, H3, W0, W1, W2, W3)                            \
-    {{PTL_TOP_REF(W0, H0, TOP, L), PTL_TILE_REF(W1, H0, L), PTL_TILE_REF(W2, H0, L),     \
+#define PTL_TILE_GRID(L, TOP, EDGE, H0, H1, H2, H3, W0, W1, W2, W3)                      \
+    {{PTL_VARIANT_REF(W0, H0, TOP, L), PTL_VARIANT_REF(W1, H0, EDGE, L), PTL_TILE_REF(W2, H0, L), \
       PTL_TILE_REF(W3, H0, L)},                                                          \
-     PTL_TILE_ROW(H1, L, W0, W1, W2, W3), PTL_TILE_ROW(H2, L, W0, W1, W2, W3),           \
-     PTL_TILE_ROW(H3, L, W0, W1, W2, W3)}
+     {PTL_VARIANT_REF(W0, H1, EDGE, L), PTL_VARIANT_REF(W1, H1, EDGE, L), PTL_TILE_REF(W2, H1, L), \
+      PTL_TILE_REF(W3, H1, L)},                                                          \
+     PTL_TILE_ROW(H2, L, W0, W1, W2, W3), PTL_TILE_ROW(H3, L, W0, W1, W2, W3)}
 #define PTL_SHORT_GRID(L, U, V)                                                          \
     {{PTL_TILE_REF(V, U, short_##L), PTL_TILE_REF(1, U, short_##L)},                     \
      {PTL_TILE_REF(V, 1, short_##L), PTL_TILE_REF(1, 1, short_##L)}}
-#define PTL_TILESET(name, TOP, H0, H1, H2, H3, W0, W1, W2, W3)                           \
+#define PTL_TILESET(name, TOP, EDGE, H0, H1, H2, H3, W0, W1, W2, W3)                     \
     const struct ptl_mm_tileset_fp32 ptl_mm_fp32_tiles_##name = {                        \
         PTL_MM_LONG_K,                                                                   \
         {H0, H1, H2, H3},                                                                \
         {W0, W1, W2, W3},                                                                \
-        {PTL_TILE_GRID(bn, TOP, H0, H1, H2, H3, W0, W1, W2, W3),                         \
-         PTL_TILE_GRID(bt, TOP, H0, H1, H2, H3, W0, W1, W2, W3)},                        \
+        {PTL_TILE_GRID(bn, TOP, EDGE, H0, H1, H2, H3, W0, W1, W2, W3),                   \
+         PTL_TILE_GRID(bt, TOP, EDGE, H0, H1, H2, H3, W0, W1, W2, W3)},                  \
         {PTL_SHORT_GRID(bn, H0, W0), PTL_SHORT_GRID(bt, H0, W0)}}
 
-PTL_TILESET(1x2, , 1, 1, 1, 1, 2, 1, 1, 1);
-PTL_TILESET(1x4, , 1, 1, 1, 1, 4, 2, 1, 1);
-PTL_TILESET(1x8, , 1, 1, 1, 1, 8, 4, 2, 1);
-PTL_TILESET(2x1, , 2, 1, 1, 1, 1, 1, 1, 1);
-PTL_TILESET(4x1, , 4, 2, 1, 1, 1, 1, 1, 1);
-PTL_TILESET(8x1, , 8, 4, 2, 1, 1, 1, 1, 1);
-PTL_TILESET(2x2, , 2, 1, 1, 1, 2, 1, 1, 1);
-PTL_TILESET(2x4, , 2, 1, 1, 1, 4, 2, 1, 1);
-PTL_TILESET(4x2, , 4, 2, 1, 1, 2, 1, 1, 1);
-PTL_TILESET(4x4, , 4, 2, 1, 1, 4, 2, 1, 1);
-PTL_TILESET(5x5, , 5, 4, 2, 1, 5, 4, 2, 1);
-PTL_TILESET(4x6, , 4, 2, 1, 1, 6, 4, 2, 1);
-PTL_TILESET(6x4, , 6, 4, 2, 1, 4, 2, 1, 1);
-PTL_TILESET(4x6_k4, _k4, 4, 2, 1, 1, 6, 4, 2, 1);
+PTL_TILESET(1x2, , , 1, 1, 1, 1, 2, 1, 1, 1);
+PTL_TILESET(1x4, , , 1, 1, 1, 1, 4, 2, 1, 1);
+PTL_TILESET(1x8, , , 1, 1, 1, 1, 8, 4, 2, 1);
+PTL_TILESET(2x1, , , 2, 1, 1, 1, 1, 1, 1, 1);
+PTL_TILESET(4x1, , , 4, 2, 1, 1, 1, 1, 1, 1);
+PTL_TILESET(8x1, , , 8, 4, 2, 1, 1, 1, 1, 1);
+PTL_TILESET(2x2, , , 2, 1, 1, 1, 2, 1, 1, 1);
+PTL_TILESET(2x4, , , 2, 1, 1, 1, 4, 2, 1, 1);
+PTL_TILESET(4x2, , , 4, 2, 1, 1, 2, 1, 1, 1);
+PTL_TILESET(4x4, , , 4, 2, 1, 1, 4, 2, 1, 1);
+PTL_TILESET(5x5, , , 5, 4, 2, 1, 5, 4, 2, 1);
+PTL_TILESET(4x6, , , 4, 2, 1, 1, 6, 4, 2, 1);
+PTL_TILESET(6x4, , , 6, 4, 2, 1, 4, 2, 1, 1);
+PTL_TILESET(4x6_k4, _k4, , 4, 2, 1, 1, 6, 4, 2, 1);
+PTL_TILESET(5x5_k16, _k16, _k16, 5, 4, 2, 1, 5, 4, 2, 1);
 
 /* One tile for every class, short or long: the algorithm of mm and of mm_u2. */
 #define PTL_SAME2(t) {t, t}
@@ -287,25 +391,21 @@ PTL_TILESET(4x6_k4, _k4, 4, 2, 1, 1, 6, 4, 2, 1);
         {1, 1, 1, 1},                                                                    \
         {1, 1, 1, 1},                                                                    \
         {PTL_SAME16(tile##_bn), PTL_SAME16(tile##_bt)},                                  \
-        {{PTL_SAME2(tile##_bn), PTL_SAME2(tile##_bn)}, {PTL_SAME2(tile##_bt), PTL_SAME2(tile##_bt)}}}
+        {{PTL_SAME2(tile##_bn_row), PTL_SAME2(tile##_bn_row)},                           \
+         {PTL_SAME2(tile##_bt_row), PTL_SAME2(tile##_bt_row)}}}
 PTL_ONE_TILE(1x1, tile_1x1_k1);
 PTL_ONE_TILE(1x1_u2, tile_1x1_k2);
 
-#if defined(__GNUC__)
-#define PTL_NOINLINE __attribute__((noinline))
-#else
-#define PTL_NOINLINE
-#endif
-
 /* Rows [row0, row1) x columns [col0, col1) of C with a short K: U x V blocks,
- * then 1 x V, U x 1 and 1 x 1 for what is left. Few live values, so that a
- * small product pays for little more than its multiply-accumulates. */
+ * then 1 x V, U x 1 and 1 x 1 for what is left, one row panel per call. Few
+ * live values, so that a small product pays for little more than its
+ * multiply-accumulates. */
 static PTL_NOINLINE void run_short(const struct ptl_mm_tileset_fp32 *tiles, const struct matMul_args *args,
                                    int row0, int row1, int col0, int col1)
 {
     const int K = args->K, M = args->M, t = args->trans_B ? 1 : 0;
     const int U = tiles->heights[0], V = tiles->widths[0], b_col_step = t ? K : 1;
-    const ptl_mm_tile_fp32(*tile)[2] = tiles->short_tile[t];
+    const ptl_mm_row_fp32(*row)[2] = tiles->short_row[t];
     const int blocks = (col1 - col0) / V, j1 = col0 + blocks * V;
     const float *b0 = args->B + col0 * b_col_step, *b1 = args->B + j1 * b_col_step;
     for (int i = row0; i < row1;) {
@@ -313,32 +413,33 @@ static PTL_NOINLINE void run_short(const struct ptl_mm_tileset_fp32 *tiles, cons
         const float *a = args->A + i * K;
         float *c = args->C + i * M;
         if (blocks)
-            tile[u][0](a, b0, c + col0, K, M, blocks);
+            row[u][0](a, b0, c + col0, K, M, blocks);
         if (j1 < col1)
-            tile[u][1](a, b1, c + j1, K, M, col1 - j1);
+            row[u][1](a, b1, c + j1, K, M, col1 - j1);
         i += u ? 1 : U;
     }
 }
 
-/* The same with a long K: row panels of each height class in turn, each cut
- * into blocks of each width class in turn. */
+/* The same with a long K: for each height class in turn, as many row panels
+ * of it as fit, cut into blocks of each width class in turn; one tile call
+ * per pair of classes. */
 static PTL_NOINLINE void run_long(const struct ptl_mm_tileset_fp32 *tiles, const struct matMul_args *args,
                                   int row0, int row1, int col0, int col1)
 {
     const int K = args->K, M = args->M, t = args->trans_B ? 1 : 0;
     const int b_col_step = t ? K : 1; /* distance between columns of B */
     const ptl_mm_tile_fp32(*grid)[4] = tiles->tile[t];
-    int i = row0;
-    for (int hi = 0; hi < 4 && i < row1; hi++)
-        for (const int h = tiles->heights[hi]; i + h <= row1; i += h)
-            for (int wi = 0, j = col0; j < col1; wi++) {
-                const int w = tiles->widths[wi];
-                if (j + w > col1)
-                    continue;
-                const int blocks = (col1 - j) / w;
-                grid[hi][wi](args->A + i * K, args->B + j * b_col_step, args->C + i * M + j, K, M, blocks);
-                j += blocks * w;
-            }
+    for (int hi = 0, i = row0; i < row1; hi++) {
+        const int h = tiles->heights[hi], panels = (row1 - i) / h;
+        for (int wi = 0, j = col0; panels && j < col1; wi++) {
+            const int w = tiles->widths[wi], blocks = (col1 - j) / w;
+            if (blocks)
+                grid[hi][wi](args->A + i * K, args->B + j * b_col_step, args->C + i * M + j, K, M,
+                             panels, blocks);
+            j += blocks * w;
+        }
+        i += panels * h;
+    }
 }
 
 void ptl_mm_fp32_run(const struct matMul_args *args, const struct ptl_mm_tileset_fp32 *tiles,

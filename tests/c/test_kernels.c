@@ -485,6 +485,11 @@ static void test_fp32_matmul(const struct sweep *sw)
         /* K = 35: past the unrolled tiles' PTL_MM_LONG_K, with 3 k left
          * after the passes of 4 (both straight rest passes run). */
         check_fp32_shape(13, 29, 35, t, sw->max_cores);
+        /* The 16-k tiles (_k16) take their first pass apart: K = 32 is that
+         * pass and one loop pass, K = 47 leaves 15 k after them (all four
+         * straight rest passes run). */
+        check_fp32_shape(11, 14, 32, t, sw->max_cores);
+        check_fp32_shape(12, 9, 47, t, sw->max_cores);
     }
 }
 
