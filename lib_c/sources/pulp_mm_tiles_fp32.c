@@ -14,8 +14,9 @@
  * So one k costs U + V loads and U * V fmadd, plus one add for B's pointer
  * when B is row-major; per loop pass of KU k, one add per other pointer and
  * the branch (lib_c/README.md: the floor). K is done in K / KU passes, then
- * straight code for each bit of K % KU. One call computes every block of one
- * size class: its row panels, each a row of blocks side by side.
+ * straight code for each bit of K % KU. With a long K, one call computes
+ * every block of one pair of size classes (all its row panels); with a short
+ * K, one call computes one row panel's blocks.
  *
  * Every element is summed over k = 0..K-1 in order from 0.0f, so all tiles
  * and all kernels round identically.
