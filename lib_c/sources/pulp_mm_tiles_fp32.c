@@ -168,6 +168,14 @@
             cj += (V);                                                                   \
         } while (--n);                                                                   \
     }
+/* BODY for each of `panels` (>= 1) row panels of U rows, a and c moved down
+ * past each. */
+#define PTL_EACH_PANEL(U, BODY)                                                          \
+    do {                                                                                 \
+        BODY;                                                                            \
+        a += (U) * K;                                                                    \
+        c += (U) * M;                                                                    \
+    } while (--panels);
 /* name: a row (ptl_mm_row_fp32). */
 #define PTL_DEFINE_ROW_FROM(START, name, U, V, KU, L)                                    \
     static PTL_NOINLINE void name(const float *a, const float *b, float *c, int K, int M, \
@@ -184,11 +192,7 @@
     static PTL_NOINLINE void name##_panels(const float *a, const float *b, float *c, int K, \
                                            int M, int panels, int blocks)                \
     {                                                                                    \
-        do {                                                                             \
-            name##_row(a, b, c, K, M, blocks);                                           \
-            a += (U) * K;                                                                \
-            c += (U) * M;                                                                \
-        } while (--panels);                                                              \
+        PTL_EACH_PANEL(U, name##_row(a, b, c, K, M, blocks))                             \
     }                                                                                    \
     static void name(const float *a, const float *b, float *c, int K, int M, int panels, \
                      int blocks)                                                         \
@@ -208,11 +212,7 @@
                      int blocks)                                                         \
     {                                                                                    \
         PTL_K_SPLIT(START, KU)                                                           \
-        do {                                                                             \
-            PTL_ROW_OF_BLOCKS(START, U, V, KU, L)                                        \
-            a += (U) * K;                                                                \
-            c += (U) * M;                                                                \
-        } while (--panels);                                                              \
+        PTL_EACH_PANEL(U, PTL_ROW_OF_BLOCKS(START, U, V, KU, L))                         \
     }
 
 #define PTL_DEFINE_TILE(name, U, V, KU, L) PTL_DEFINE_TILE_FROM(zero, name, U, V, KU, L)
