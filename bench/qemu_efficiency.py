@@ -55,7 +55,7 @@ MACS = SIZE ** 3
 HARTS = (1, 8)
 GOAL_1H = 1.50      # issue 27: instructions per MAC of the best FP32 kernel, 1 hart
 GOAL_8H = 5.0       # issue 27: MAC per latency instruction of the best FP32 kernel, 8 harts
-_BLOCK = re.compile(r"(\d+)x(\d+)(?:_k\d+)?$")
+_BLOCK = re.compile(r"(\d+)x(\d+)(?:_[a-z0-9]+)?$")   # 4x6, 4x6_k4, 4x6_spread
 
 
 def case_64(dtype: str, trans_B: int = 0):

@@ -56,3 +56,6 @@ void mm_unroll_4x6_k4(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_
 /* lib_c's own: as mm_unroll_5x5, with 16 k per loop pass and the first pass
  * apart (its 5x4, 4x5 and 4x4 edge blocks too). */
 void mm_unroll_5x5_k16(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_5x5_k16, 0); }
+/* lib_c's own: as mm_unroll_4x6, its B row-major tile with the loads and
+ * adds between fmadds, for cores that share an FPU (pulp_mm_tiles_fp32.c). */
+void mm_unroll_4x6_spread(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x6_spread, 0); }

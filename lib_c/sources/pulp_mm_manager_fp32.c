@@ -7,7 +7,7 @@
 
 #include "pulp_matmul_fp32.h"
 
-const int pulp_mm_kernel_count_fp32 = 34;
+const int pulp_mm_kernel_count_fp32 = 35;
 
 static void (*const mm_kernels_fp32[])(void *) = {
     mm,              mm_M,            mm_u2,           mm_unroll_1x2,
@@ -19,7 +19,7 @@ static void (*const mm_kernels_fp32[])(void *) = {
     /* lib_c's own, after the API's 24 */
     mm_unroll_5x5,   mm_unroll_4x6,   mm_unroll_6x4,   mm_M_unroll_5x5,
     mm_M_unroll_4x6, mm_M_unroll_6x4, mm_unroll_4x6_k4, mm_M_unroll_4x6_k4,
-    mm_unroll_5x5_k16, mm_M_unroll_5x5_k16,
+    mm_unroll_5x5_k16, mm_M_unroll_5x5_k16, mm_unroll_4x6_spread,
 };
 
 /* This core's share [*first, *last) of n rows. */

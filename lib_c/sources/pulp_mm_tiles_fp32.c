@@ -318,6 +318,76 @@ PTL_K16_TILE_PAIR(4, 4)
 #error "the first_pass tiles with 16 k per pass need K >= 32"
 #endif
 
+/* The 4x6 block with B row-major, written for a core that shares its FPU
+ * (pulp-open: cores c and c + 4 share one of 4). Two cores running the same
+ * loop fall into step, one cycle apart, and the FPU idles whenever both run
+ * non-FP instructions at once: with the loads of a k step together at its
+ * head (PTL_STEP_bn), 16% of the FPU's cycles (GVSOC trace of cores 0 and 4,
+ * 64^3 on 8 cores). Here the loads and adds sit between fmadds (only a
+ * pass's last load, B's pointer add and the branch are adjacent): each k step
+ * loads B's next column before the current one's 4 fmadds, the next k's A
+ * values between the last column's fmadds, and moves A's pointers between
+ * fmadds of the second step of a pass. Two B registers (p, q) alternate, so
+ * 24 + 4 + 2 = 30 FP registers are live, which GCC's priority allocator
+ * holds in the loop without spilling; its second scheduling pass is off, as
+ * it would gather the loads again. k = 0 sets the accumulators (first_k), so there
+ * is no zeroing. Needs K >= 2 (long K: >= PTL_MM_LONG_K). */
+#define PTL_I_ACC(v, u, _) float PTL_ACC(u, v);
+#define PTL_I_ACC_ROW(u, _, __) PTL_S6(PTL_I_ACC, u, ~)
+#define PTL_I_MAC(u, v, bv) PTL_ACC(u, v) += x##u * bv;
+#define PTL_I_SET(u, v, bv) PTL_ACC(u, v) = x##u * bv + 0.0f;
+/* column v of one k step with B value bv; MOVE between its 2nd and 3rd fmadd */
+#define PTL_I_COL(OP, v, bv, MOVE) OP(0, v, bv) OP(1, v, bv) MOVE OP(2, v, bv) OP(3, v, bv)
+#define PTL_I_MOVE_A(u, n) a##u += (n);
+/* One k step; on entry x0..x3 hold A(i..i+3, k) and p B(k, j). With NEXT, it
+ * leaves A(., k + 1) and B(k + 1, j) there, reading A at offset `next` from
+ * A's pointers, which it moves by `n` (0: not). */
+#define PTL_I_STEP(OP, NEXT, next, n)                                                    \
+    q = bk[1]; PTL_I_COL(OP, 0, p, )                                                     \
+    p = bk[2]; PTL_I_COL(OP, 1, q, if (n) PTL_I_MOVE_A(0, n))                            \
+    q = bk[3]; PTL_I_COL(OP, 2, p, if (n) PTL_I_MOVE_A(1, n))                            \
+    p = bk[4]; PTL_I_COL(OP, 3, q, if (n) PTL_I_MOVE_A(2, n))                            \
+    q = bk[5]; PTL_I_COL(OP, 4, p, if (n) PTL_I_MOVE_A(3, n))                            \
+    bk += M;                                                                             \
+    if (NEXT) {                                                                          \
+        p = bk[0];                                                                       \
+        OP(0, 5, q) x0 = a0[next]; OP(1, 5, q) x1 = a1[next];                            \
+        OP(2, 5, q) x2 = a2[next]; OP(3, 5, q) x3 = a3[next];                            \
+    } else {                                                                             \
+        PTL_I_COL(OP, 5, q, )                                                            \
+    }
+#define PTL_I_STORE(v, u, _) cu[v] = PTL_ACC(u, v);
+#define PTL_I_STORE_ROW(u, _, __) { float *const cu = c + (u) * M; PTL_S6(PTL_I_STORE, u, ~) }
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-schedule-insns2", "ira-algorithm=priority")))
+#endif
+static PTL_NOINLINE void tile_4x6_spread_bn_row(const float *a, const float *b, float *c, int K,
+                                                int M, int blocks)
+{
+    const int passes = (K - 2) / 2; /* k = 1 .. K - 2 by two; k = 0 and K - 1 apart */
+    do {
+        const float *a0 = a, *a1 = a + K, *a2 = a + 2 * K, *a3 = a + 3 * K, *bk = b;
+        float x0 = a0[0], x1 = a1[0], x2 = a2[0], x3 = a3[0], p = bk[0], q;
+        PTL_R4(PTL_I_ACC_ROW, ~, ~)
+        PTL_I_STEP(PTL_I_SET, 1, 1, 0)
+        const float *const a_end = a0 + 2 * passes;
+        while (a0 != a_end) { /* k = 1 + 2i and 2 + 2i, A's pointers at 2i */
+            PTL_I_STEP(PTL_I_MAC, 1, 2, 0)
+            PTL_I_STEP(PTL_I_MAC, 1, 1, 2)
+        }
+        if ((K - 2) % 2) {
+            PTL_I_STEP(PTL_I_MAC, 1, 1, 1)
+        }
+        PTL_I_STEP(PTL_I_MAC, 0, 0, 0)
+        PTL_R4(PTL_I_STORE_ROW, ~, ~)
+        b += 6;
+        c += 6;
+    } while (--blocks);
+}
+PTL_DEFINE_PANELS(tile_4x6_spread_bn, 4)
+/* With B transposed the kernel takes the usual 4x6 tile. */
+#define tile_4x6_spread_bt tile_4x6_bt
+
 /* A short K: a kernel's U x V block, and 1 x V, U x 1, 1 x 1 for what is left. */
 PTL_DEFINE_SHORT_PAIR(1, 1)
 PTL_DEFINE_SHORT_PAIR(1, 2)
@@ -381,6 +451,7 @@ PTL_TILESET(4x6, , , 4, 2, 1, 1, 6, 4, 2, 1);
 PTL_TILESET(6x4, , , 6, 4, 2, 1, 4, 2, 1, 1);
 PTL_TILESET(4x6_k4, _k4, , 4, 2, 1, 1, 6, 4, 2, 1);
 PTL_TILESET(5x5_k16, _k16, _k16, 5, 4, 2, 1, 5, 4, 2, 1);
+PTL_TILESET(4x6_spread, _spread, , 4, 2, 1, 1, 6, 4, 2, 1);
 
 /* One tile for every class, short or long: the algorithm of mm and of mm_u2. */
 #define PTL_SAME2(t) {t, t}

@@ -38,7 +38,8 @@ extern const struct ptl_mm_tileset_fp32 ptl_mm_fp32_tiles_1x1, ptl_mm_fp32_tiles
     ptl_mm_fp32_tiles_2x1, ptl_mm_fp32_tiles_4x1, ptl_mm_fp32_tiles_8x1,
     ptl_mm_fp32_tiles_2x2, ptl_mm_fp32_tiles_2x4, ptl_mm_fp32_tiles_4x2,
     ptl_mm_fp32_tiles_4x4, ptl_mm_fp32_tiles_5x5, ptl_mm_fp32_tiles_4x6,
-    ptl_mm_fp32_tiles_6x4, ptl_mm_fp32_tiles_4x6_k4, ptl_mm_fp32_tiles_5x5_k16;
+    ptl_mm_fp32_tiles_6x4, ptl_mm_fp32_tiles_4x6_k4, ptl_mm_fp32_tiles_5x5_k16,
+    ptl_mm_fp32_tiles_4x6_spread;
 
 /* Computes this core's slice of C = A * B: the rows (split_cols == 0) or the
  * columns (split_cols != 0) of C are divided over NUM_CORES cores. */
