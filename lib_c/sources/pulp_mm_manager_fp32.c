@@ -7,8 +7,6 @@
 
 #include "pulp_matmul_fp32.h"
 
-const int pulp_mm_kernel_count_fp32 = 35;
-
 static void (*const mm_kernels_fp32[])(void *) = {
     mm,              mm_M,            mm_u2,           mm_unroll_1x2,
     mm_unroll_1x4,   mm_unroll_1x8,   mm_unroll_2x1,   mm_unroll_4x1,
@@ -21,6 +19,7 @@ static void (*const mm_kernels_fp32[])(void *) = {
     mm_M_unroll_4x6, mm_M_unroll_6x4, mm_unroll_4x6_k4, mm_M_unroll_4x6_k4,
     mm_unroll_5x5_k16, mm_M_unroll_5x5_k16, mm_unroll_4x6_spread,
 };
+const int pulp_mm_kernel_count_fp32 = (int)(sizeof mm_kernels_fp32 / sizeof mm_kernels_fp32[0]);
 
 /* This core's share [*first, *last) of n rows. */
 static void core_rows(int n, int *first, int *last)

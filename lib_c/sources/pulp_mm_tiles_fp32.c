@@ -330,24 +330,21 @@ PTL_K16_TILE_PAIR(4, 4)
  * fmadds of the second step of a pass. Two B registers (p, q) alternate, so
  * 24 + 4 + 2 = 30 FP registers are live, which GCC's priority allocator
  * holds in the loop without spilling; its second scheduling pass is off, as
- * it would gather the loads again. k = 0 sets the accumulators (first_k), so there
- * is no zeroing. Needs K >= 2 (long K: >= PTL_MM_LONG_K). */
-#define PTL_I_ACC(v, u, _) float PTL_ACC(u, v);
-#define PTL_I_ACC_ROW(u, _, __) PTL_S6(PTL_I_ACC, u, ~)
+ * it would gather the loads again. k = 0 sets the accumulators (first_k), so
+ * there is no zeroing. Needs K >= 2 (long K: >= PTL_MM_LONG_K). */
 #define PTL_I_MAC(u, v, bv) PTL_ACC(u, v) += x##u * bv;
 #define PTL_I_SET(u, v, bv) PTL_ACC(u, v) = x##u * bv + 0.0f;
 /* column v of one k step with B value bv; MOVE between its 2nd and 3rd fmadd */
 #define PTL_I_COL(OP, v, bv, MOVE) OP(0, v, bv) OP(1, v, bv) MOVE OP(2, v, bv) OP(3, v, bv)
-#define PTL_I_MOVE_A(u, n) a##u += (n);
 /* One k step; on entry x0..x3 hold A(i..i+3, k) and p B(k, j). With NEXT, it
  * leaves A(., k + 1) and B(k + 1, j) there, reading A at offset `next` from
  * A's pointers, which it moves by `n` (0: not). */
 #define PTL_I_STEP(OP, NEXT, next, n)                                                    \
     q = bk[1]; PTL_I_COL(OP, 0, p, )                                                     \
-    p = bk[2]; PTL_I_COL(OP, 1, q, if (n) PTL_I_MOVE_A(0, n))                            \
-    q = bk[3]; PTL_I_COL(OP, 2, p, if (n) PTL_I_MOVE_A(1, n))                            \
-    p = bk[4]; PTL_I_COL(OP, 3, q, if (n) PTL_I_MOVE_A(2, n))                            \
-    q = bk[5]; PTL_I_COL(OP, 4, p, if (n) PTL_I_MOVE_A(3, n))                            \
+    p = bk[2]; PTL_I_COL(OP, 1, q, if (n) PTL_INC_ROW(0, n, ~))                            \
+    q = bk[3]; PTL_I_COL(OP, 2, p, if (n) PTL_INC_ROW(1, n, ~))                            \
+    p = bk[4]; PTL_I_COL(OP, 3, q, if (n) PTL_INC_ROW(2, n, ~))                            \
+    q = bk[5]; PTL_I_COL(OP, 4, p, if (n) PTL_INC_ROW(3, n, ~))                            \
     bk += M;                                                                             \
     if (NEXT) {                                                                          \
         p = bk[0];                                                                       \
@@ -356,8 +353,6 @@ PTL_K16_TILE_PAIR(4, 4)
     } else {                                                                             \
         PTL_I_COL(OP, 5, q, )                                                            \
     }
-#define PTL_I_STORE(v, u, _) cu[v] = PTL_ACC(u, v);
-#define PTL_I_STORE_ROW(u, _, __) { float *const cu = c + (u) * M; PTL_S6(PTL_I_STORE, u, ~) }
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-schedule-insns2", "ira-algorithm=priority")))
 #endif
@@ -365,10 +360,11 @@ static PTL_NOINLINE void tile_4x6_spread_bn_row(const float *a, const float *b, 
                                                 int M, int blocks)
 {
     const int passes = (K - 2) / 2; /* k = 1 .. K - 2 by two; k = 0 and K - 1 apart */
+    float *cj = c;
     do {
-        const float *a0 = a, *a1 = a + K, *a2 = a + 2 * K, *a3 = a + 3 * K, *bk = b;
+        PTL_R4(PTL_DECL_ROW, 6, ~)
+        const float *bk = b;
         float x0 = a0[0], x1 = a1[0], x2 = a2[0], x3 = a3[0], p = bk[0], q;
-        PTL_R4(PTL_I_ACC_ROW, ~, ~)
         PTL_I_STEP(PTL_I_SET, 1, 1, 0)
         const float *const a_end = a0 + 2 * passes;
         while (a0 != a_end) { /* k = 1 + 2i and 2 + 2i, A's pointers at 2i */
@@ -379,9 +375,9 @@ static PTL_NOINLINE void tile_4x6_spread_bn_row(const float *a, const float *b, 
             PTL_I_STEP(PTL_I_MAC, 1, 1, 1)
         }
         PTL_I_STEP(PTL_I_MAC, 0, 0, 0)
-        PTL_R4(PTL_I_STORE_ROW, ~, ~)
+        PTL_R4(PTL_STORE_ROW, 6, ~)
         b += 6;
-        c += 6;
+        cj += 6;
     } while (--blocks);
 }
 PTL_DEFINE_PANELS(tile_4x6_spread_bn, 4)
