@@ -113,19 +113,19 @@ static inline void pw_tile(const struct pw_layer *l, int t, struct pw_shape *cal
     const int nb = b_length - b0 < b_tile ? b_length - b0 : b_tile;
     if (step == PTL_STEP_FW) { /* a: Co, b: H rows */
         *call = (struct pw_shape){.Ci = s->Ci, .Co = na, .H = nb, .W = s->W, .step = step};
-        tile->in[0] = (struct tiled_copy){l->w + a0 * s->Ci, na * s->Ci, 1, 0};
-        tile->in[1] = (struct tiled_copy){l->x + b0 * s->W, nb * s->W, s->Ci, hw};
-        tile->out[0] = (struct tiled_copy){l->y + a0 * hw + b0 * s->W, nb * s->W, na, hw};
+        tile->in[0] = tiled_block(l->w + a0 * s->Ci, na * s->Ci);
+        tile->in[1] = tiled_rows(l->x + b0 * s->W, nb * s->W, s->Ci, hw);
+        tile->out[0] = tiled_rows(l->y + a0 * hw + b0 * s->W, nb * s->W, na, hw);
     } else if (step == PTL_STEP_WG) { /* a: Co, b: Ci */
         *call = (struct pw_shape){.Ci = nb, .Co = na, .H = s->H, .W = s->W, .step = step};
-        tile->in[0] = (struct tiled_copy){l->dy + a0 * hw, na * hw, 1, 0};
-        tile->in[1] = (struct tiled_copy){l->x + b0 * hw, nb * hw, 1, 0};
-        tile->out[0] = (struct tiled_copy){l->dw + a0 * s->Ci + b0, nb, na, s->Ci};
+        tile->in[0] = tiled_block(l->dy + a0 * hw, na * hw);
+        tile->in[1] = tiled_block(l->x + b0 * hw, nb * hw);
+        tile->out[0] = tiled_rows(l->dw + a0 * s->Ci + b0, nb, na, s->Ci);
     } else { /* IG, a: Ci, b: H rows */
         *call = (struct pw_shape){.Ci = na, .Co = s->Co, .H = nb, .W = s->W, .step = step};
-        tile->in[0] = (struct tiled_copy){l->w + a0, na, s->Co, s->Ci};
-        tile->in[1] = (struct tiled_copy){l->dy + b0 * s->W, nb * s->W, s->Co, hw};
-        tile->out[0] = (struct tiled_copy){l->dx + a0 * hw + b0 * s->W, nb * s->W, na, hw};
+        tile->in[0] = tiled_rows(l->w + a0, na, s->Co, s->Ci);
+        tile->in[1] = tiled_rows(l->dy + b0 * s->W, nb * s->W, s->Co, hw);
+        tile->out[0] = tiled_rows(l->dx + a0 * hw + b0 * s->W, nb * s->W, na, hw);
     }
 }
 
@@ -181,19 +181,19 @@ static inline void linear_tile(const struct linear_layer *l, int t, int *o0, int
     *no = l->step == PTL_STEP_IG ? l->out : (l->out - *o0 < l->tout ? l->out - *o0 : l->tout);
     *ni = l->step == PTL_STEP_FW ? l->in : (l->in - *i0 < l->tinp ? l->in - *i0 : l->tinp);
     if (l->step == PTL_STEP_FW) {
-        tile->in[0] = (struct tiled_copy){l->w + *o0 * l->in, *no * l->in, 1, 0};
-        tile->in[1] = (struct tiled_copy){l->x, l->in, 1, 0};
-        tile->in[2] = (struct tiled_copy){l->b + *o0, *no, l->bias, 0};
-        tile->out[0] = (struct tiled_copy){l->y + *o0, *no, 1, 0};
+        tile->in[0] = tiled_block(l->w + *o0 * l->in, *no * l->in);
+        tile->in[1] = tiled_block(l->x, l->in);
+        tile->in[2] = tiled_rows(l->b + *o0, *no, l->bias, 0);
+        tile->out[0] = tiled_block(l->y + *o0, *no);
     } else if (l->step == PTL_STEP_WG) {
-        tile->in[0] = (struct tiled_copy){l->dy + *o0, *no, 1, 0};
-        tile->in[1] = (struct tiled_copy){l->x + *i0, *ni, 1, 0};
-        tile->out[0] = (struct tiled_copy){l->dw + *o0 * l->in + *i0, *ni, *no, l->in};
-        tile->out[1] = (struct tiled_copy){l->db + *o0, *no, l->bias && *i0 == 0, 0};
+        tile->in[0] = tiled_block(l->dy + *o0, *no);
+        tile->in[1] = tiled_block(l->x + *i0, *ni);
+        tile->out[0] = tiled_rows(l->dw + *o0 * l->in + *i0, *ni, *no, l->in);
+        tile->out[1] = tiled_rows(l->db + *o0, *no, l->bias && *i0 == 0, 0);
     } else {
-        tile->in[0] = (struct tiled_copy){l->w + *i0, *ni, l->out, l->in};
-        tile->in[1] = (struct tiled_copy){l->dy, l->out, 1, 0};
-        tile->out[0] = (struct tiled_copy){l->dx + *i0, *ni, 1, 0};
+        tile->in[0] = tiled_rows(l->w + *i0, *ni, l->out, l->in);
+        tile->in[1] = tiled_block(l->dy, l->out);
+        tile->out[0] = tiled_block(l->dx + *i0, *ni);
     }
 }
 

@@ -138,13 +138,13 @@ static void conv1_tile_at(const void *op, int t, struct tiled_tile *tile)
     const struct conv1_op *c = op;
     const struct net *n = c->n;
     const int c0 = t * c->tco, nc = min_int(c->tco, n->C - c0), taps = n->Hk * n->Wk, n_o = (int)n->n_o;
-    tile->in[0] = (struct tiled_copy){(void *)c->x, (int)n->n_x, 1, 0};
+    tile->in[0] = tiled_block(c->x, (int)n->n_x);
     if (c->step == PTL_STEP_FW) {
-        tile->in[1] = (struct tiled_copy){(void *)(c->w + c0 * taps), nc * taps, 1, 0};
-        tile->out[0] = (struct tiled_copy){c->y + c0 * n_o, nc * n_o, 1, 0};
+        tile->in[1] = tiled_block(c->w + c0 * taps, nc * taps);
+        tile->out[0] = tiled_block(c->y + c0 * n_o, nc * n_o);
     } else {
-        tile->in[1] = (struct tiled_copy){(void *)(c->dy + c0 * n_o), nc * n_o, 1, 0};
-        tile->out[0] = (struct tiled_copy){c->dw + c0 * taps, nc * taps, 1, 0};
+        tile->in[1] = tiled_block(c->dy + c0 * n_o, nc * n_o);
+        tile->out[0] = tiled_block(c->dw + c0 * taps, nc * taps);
     }
 }
 
@@ -200,14 +200,14 @@ static void dw_tile_at(const void *op, int t, struct tiled_tile *tile)
 {
     const struct dw_op *d = op;
     const int c0 = t * d->tc, nc = min_int(d->tc, d->n->C - c0), n_o = (int)d->n->n_o;
-    const struct tiled_copy x = {(void *)(d->x + c0 * n_o), nc * n_o, 1, 0};
-    const struct tiled_copy w = {(void *)(d->w + c0 * DW_TAPS), nc * DW_TAPS, 1, 0};
-    const struct tiled_copy dy = {(void *)(d->dy + c0 * n_o), nc * n_o, 1, 0};
+    const struct tiled_copy x = tiled_block(d->x + c0 * n_o, nc * n_o);
+    const struct tiled_copy w = tiled_block(d->w + c0 * DW_TAPS, nc * DW_TAPS);
+    const struct tiled_copy dy = tiled_block(d->dy + c0 * n_o, nc * n_o);
     tile->in[0] = d->step == PTL_STEP_IG ? w : x;
     tile->in[1] = d->step == PTL_STEP_FW ? w : dy;
-    tile->out[0] = d->step == PTL_STEP_FW   ? (struct tiled_copy){d->y + c0 * n_o, nc * n_o, 1, 0}
-                   : d->step == PTL_STEP_WG ? (struct tiled_copy){d->dw + c0 * DW_TAPS, nc * DW_TAPS, 1, 0}
-                                           : (struct tiled_copy){d->dx + c0 * n_o, nc * n_o, 1, 0};
+    tile->out[0] = d->step == PTL_STEP_FW   ? tiled_block(d->y + c0 * n_o, nc * n_o)
+                   : d->step == PTL_STEP_WG ? tiled_block(d->dw + c0 * DW_TAPS, nc * DW_TAPS)
+                                           : tiled_block(d->dx + c0 * n_o, nc * n_o);
 }
 
 static void dw_compute(const void *op, int t, void *const in[TILED_MAX_IN], void *const out[TILED_MAX_OUT])
@@ -283,9 +283,9 @@ static void elementwise_tile_at(const void *op, int t, struct tiled_tile *tile)
 {
     const struct elementwise_op *e = op;
     const int e0 = t * e->tn, count = min_int(e->tn, e->length - e0);
-    tile->in[0] = (struct tiled_copy){(void *)(e->a + e0), count, 1, 0};
-    tile->in[1] = (struct tiled_copy){(void *)(e->in + e0), count, 1, 0};
-    tile->out[0] = (struct tiled_copy){e->out + e0, count, 1, 0};
+    tile->in[0] = tiled_block(e->a + e0, count);
+    tile->in[1] = tiled_block(e->in + e0, count);
+    tile->out[0] = tiled_block(e->out + e0, count);
 }
 
 static void elementwise_compute(const void *op, int t, void *const in[TILED_MAX_IN], void *const out[TILED_MAX_OUT])
@@ -328,11 +328,11 @@ static void pool_tile_at(const void *op, int t, struct tiled_tile *tile)
     const struct pool_op *p = op;
     const int c0 = t * p->tc, nc = min_int(p->tc, p->n->C - c0), n_o = (int)p->n->n_o;
     if (p->fw) {
-        tile->in[0] = (struct tiled_copy){(void *)(p->a + c0 * n_o), nc * n_o, 1, 0};
-        tile->out[0] = (struct tiled_copy){p->p + c0, nc, 1, 0};
+        tile->in[0] = tiled_block(p->a + c0 * n_o, nc * n_o);
+        tile->out[0] = tiled_block(p->p + c0, nc);
     } else {
-        tile->in[0] = (struct tiled_copy){(void *)(p->dp + c0), nc, 1, 0};
-        tile->out[0] = (struct tiled_copy){p->da + c0 * n_o, nc * n_o, 1, 0};
+        tile->in[0] = tiled_block(p->dp + c0, nc);
+        tile->out[0] = tiled_block(p->da + c0 * n_o, nc * n_o);
     }
 }
 
@@ -368,10 +368,10 @@ static void loss_tile_at(const void *op, int t, struct tiled_tile *tile)
 {
     const struct loss_op *l = op;
     (void)t;
-    tile->in[0] = (struct tiled_copy){(void *)l->z, l->n->K, 1, 0};
-    tile->in[1] = (struct tiled_copy){(void *)l->t, l->n->K, 1, 0};
-    tile->out[0] = (struct tiled_copy){l->dz, l->n->K, 1, 0};
-    tile->out[1] = (struct tiled_copy){l->loss, 1, 1, 0};
+    tile->in[0] = tiled_block(l->z, l->n->K);
+    tile->in[1] = tiled_block(l->t, l->n->K);
+    tile->out[0] = tiled_block(l->dz, l->n->K);
+    tile->out[1] = tiled_block(l->loss, 1);
 }
 
 static void loss_compute(const void *op, int t, void *const in[TILED_MAX_IN], void *const out[TILED_MAX_OUT])

@@ -24,6 +24,14 @@ struct tiled_copy {
     int row, rows, stride;
 };
 
+static inline struct tiled_copy tiled_rows(const void *far, int row, int rows, int stride)
+{
+    return (struct tiled_copy){.far = (void *)far, .row = row, .rows = rows, .stride = stride};
+}
+
+/* n contiguous elements: one row. */
+static inline struct tiled_copy tiled_block(const void *far, int n) { return tiled_rows(far, n, 1, 0); }
+
 /* Tiles of `tile` along `length`: the last one is the edge tile. */
 static inline int tiles_along(int length, int tile) { return (length + tile - 1) / tile; }
 
