@@ -642,13 +642,14 @@ def validate_options(config) -> None:
     _check_numbers(config, target)
     selected_families(config.getoption("family"))    # a name the catalogue has not: one usage error
     pytest_tune.check_options(config, TUNER_MODULE, lambda: choose_target(target).capabilities.max_cores)
-    for option in ("reports_dir", "ptl_cache"):
-        value = config.getoption(option)
-        if value is None:
+    directories = {"--reports-dir": config.getoption("reports_dir"), "--ptl-cache": config.getoption("ptl_cache"),
+                   "PTL_OBJECTS_DIR": os.environ.get("PTL_OBJECTS_DIR")}
+    for label, value in directories.items():
+        if not value:
             continue
         blocker = next((p for p in (Path(value), *Path(value).parents) if p.exists() and not p.is_dir()), None)
         if blocker is not None:
-            bad(f"--{option.replace('_', '-')}", value, f"{blocker} is a file, so this cannot be a directory")
+            bad(label, value, f"{blocker} is a file, so this cannot be a directory")
 
 
 def _check_target_environment(target: str) -> None:

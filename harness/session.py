@@ -7,6 +7,7 @@ variant, each either passed or failed with a failure class and a message.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -98,6 +99,10 @@ class Session:
         self.cache_warnings: list[str] = []
         self.golden = BundleCache(Path(cache_dir) / "golden", warn=self.warn)
         self.builds = BuildCache(Path(cache_dir), warn=self.warn)
+        # Compiled objects: under the cache, or in PTL_OBJECTS_DIR, a store that
+        # several caches share (an object's key holds everything its compilation
+        # reads, so any build may reuse it; harness/buildcache.py, ObjectCache).
+        self.objects_dir = Path(os.environ.get("PTL_OBJECTS_DIR") or Path(cache_dir) / "objects")
         # Scratch space of the runs; removed when the session is closed or
         # collected, or when the interpreter exits, whoever made the session.
         self._scratch = tempfile.TemporaryDirectory(prefix="ptl-run-", ignore_cleanup_errors=True)
@@ -262,8 +267,7 @@ class Session:
             material = self.material_for(fp16_format)
             tools = BuildCache.key_of({key: value for key, value in material.items() if key != "sources"})
             self._build_configs[fp16_format] = replace(
-                self._config(fp16_format), objects=ObjectStore(self.builds.root.parent / "objects", tools,
-                                                               warn=self.warn))
+                self._config(fp16_format), objects=ObjectStore(self.objects_dir, tools, warn=self.warn))
         return self._build_configs[fp16_format]
 
     def _build(self, fp16_format: str) -> Artefact | CaseFailure:

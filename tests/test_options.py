@@ -56,6 +56,7 @@ def test_a_bad_option_is_one_usage_error_without_a_traceback(args, says):
     ("PTL_QEMU_INSN_BUDGET", "0", "PTL_QEMU_INSN_BUDGET=0: must be a positive whole number of instructions"),
     ("PTL_TEAM_ORDER", "sideways", "PTL_TEAM_ORDER=sideways: must be a team order: one of free, forward, reverse, "
                                    "rotate or random:SEED"),
+    ("PTL_OBJECTS_DIR", "README.md/objects", "PTL_OBJECTS_DIR=README.md/objects: README.md is a file"),
 ])
 def test_a_bad_environment_variable_is_one_usage_error_naming_it(variable, value, says):
     result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist", "-q",
