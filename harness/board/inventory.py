@@ -46,8 +46,8 @@ PLATFORMS = {
     "siracusa": "cycles",
 }
 PLACEHOLDERS = {"firmware", "name", "serial", "baud", "python"}
-COMMANDS = ("flash", "reset", "power")
-FIELDS = {"platform", "serial", "baud", "flash", "reset", "power", "max_cores", "l1_bytes", "tags"}
+COMMANDS = tuple(drivers.PROTOCOLS)   # the fields a driver or a command serves: flash, reset, power
+FIELDS = {"platform", "serial", "baud", *COMMANDS, "max_cores", "l1_bytes", "tags"}
 LABGRID_FIELDS = {"coordinator", "reserve", "places", "board"}
 URL_SCHEMES = ("socket://", "rfc2217://", "loop://", "spy://")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
