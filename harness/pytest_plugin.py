@@ -40,6 +40,7 @@ from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY, DEFAULT_RUN_TIMEOUT, LibrarySource
 from harness.targets import candidates, choose_target, environment_options, make_target, target_names
+from harness.targets.host import SANITIZERS
 
 SUITE_MODULE = Path(__file__).resolve().parent.parent / "suite" / "test_ops.py"
 TUNER_MODULE = SUITE_MODULE.parent / "test_autotune.py"
@@ -53,7 +54,7 @@ def pytest_addoption(parser):
                          f"when its toolchain is installed, else host)")
     group.addoption("--trainlib", default=os.environ.get("PTL_TRAINLIB", str(DEFAULT_LIBRARY)),
                     help="path of the library under test (include/ + sources/); default lib_c/")
-    group.addoption("--sanitize", default=None, choices=("address,undefined", "thread"),
+    group.addoption("--sanitize", default=None, choices=tuple(SANITIZERS),
                     help="host only: build with these sanitizers")
     group.addoption("--family", default=None, metavar="NAME[,NAME...]",
                     help="collect only these catalogue families (harness/catalogue/<name>.py); default all")
