@@ -505,7 +505,8 @@ class Session:
             return CaseFailure(failures.RACE, f"{lead}: {race}\n{where}")
         if run.crash or (raw.returncode not in (0, None)):
             cause = (f"trap cause {run.crash.cause} at pc {run.crash.epc:#x} (tval {run.crash.tval:#x}) "
-                     f"on core {run.crash.hart}" if run.crash else f"exit status {raw.returncode}")
+                     f"on core {run.crash.hart}" if run.crash
+                     else sanitizer_report(raw.stderr) or f"exit status {raw.returncode}")
             lead = ("the runner crashed in this variant" if index == first_missing
                     else f"not run: the runner crashed in variant {first_missing}")
             return CaseFailure(failures.CRASH, f"{lead}: {cause}\n{where}\n{_tail(raw)}")
@@ -569,6 +570,21 @@ def tsan_race(stderr: bytes) -> str | None:
         summary = next((l for l in text[start:].splitlines() if l.startswith("SUMMARY:")), "")
         return f"ThreadSanitizer: data race ({summary or 'its report is in the output'})"
     return f"ThreadSanitizer: data race between {accesses[0]} and {accesses[1]}"
+
+
+_SANITIZER_LINE = re.compile(r"(ERROR: AddressSanitizer: .*|runtime error: .*|ERROR: LeakSanitizer: .*)")
+
+
+def sanitizer_report(stderr: bytes) -> str | None:
+    """The first AddressSanitizer, UndefinedBehaviorSanitizer or
+    LeakSanitizer report line (what went wrong, and where UBSan says so), or
+    None: the output's tail alone shows only the last stack frames."""
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        found = _SANITIZER_LINE.search(line)
+        if found:
+            where = line[:found.start()].strip().rstrip(":")   # UBSan: file:line:column before the message
+            return f"{found.group(1)[:240]}{f' at {where}' if where and not where.startswith('==') else ''}"
+    return None
 
 
 def _environment_failure(what: str, exc: OSError) -> CaseFailure:

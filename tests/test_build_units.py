@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from harness import failures, session as session_module
-from harness.build_units import UnitReport, first_error
+from harness.build_units import UnitReport, first_error, headline
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
 from harness.targets.host import HostTarget
@@ -121,3 +121,11 @@ def test_the_catalogue_digest_follows_the_golden_package(tmp_path, monkeypatch):
     cases._files_digest.cache_clear()
     assert cases.entry_source_digest(RNN_SEQUENCE) != first
     cases._files_digest.cache_clear()
+
+
+def test_a_link_failure_shows_what_the_linker_could_not_find_not_only_that_it_failed():
+    output = ("/usr/bin/ld: cannot find /usr/lib/llvm-19/lib/clang/19/lib/x86_64-pc-linux-gnu/libclang_rt.asan.a: "
+              "No such file or directory\n"
+              "clang-19: error: linker command failed with exit code 1 (use -v to see invocation)\n")
+    assert first_error(output).startswith("/usr/bin/ld: cannot find /usr/lib/llvm-19/")
+    assert headline(output).startswith("/usr/bin/ld: cannot find")

@@ -34,3 +34,15 @@ def test_no_report_is_no_race_and_a_cut_report_still_says_race():
 def test_team_orders_include_seeded_random_ones():
     assert all(is_team_order(o) for o in ("free", "forward", "reverse", "rotate", "random:0", "random:12345"))
     assert not any(is_team_order(o) for o in ("random", "random:", "random:-1", "random:x", "backwards"))
+
+
+def test_a_sanitizer_report_gives_its_first_line_and_where():
+    from harness.session import sanitizer_report
+    asan = (b"==123==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602 at pc 0x55 bp 0x7f sp 0x7f\n"
+            b"READ of size 4 at 0x602 thread T1\n    #0 0x55 in tile_4x4 lib/x.c:12\n")
+    assert sanitizer_report(asan) == ("ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602 at pc 0x55 "
+                                      "bp 0x7f sp 0x7f")
+    ubsan = b"noise\nlayer_tiles.h:185:50: runtime error: applying non-zero offset 40 to null pointer\n"
+    assert sanitizer_report(ubsan) == ("runtime error: applying non-zero offset 40 to null pointer "
+                                       "at layer_tiles.h:185:50")
+    assert sanitizer_report(b"Segmentation fault\n") is None

@@ -183,13 +183,13 @@ static inline void linear_tile(const struct linear_layer *l, int t, int *o0, int
     if (l->step == PTL_STEP_FW) {
         tile->in[0] = tiled_block(l->w + *o0 * l->in, *no * l->in);
         tile->in[1] = tiled_block(l->x, l->in);
-        tile->in[2] = tiled_rows(l->b + *o0, *no, l->bias, 0);
+        tile->in[2] = tiled_rows(l->bias ? l->b + *o0 : NULL, *no, l->bias, 0);   /* no bias: b is NULL */
         tile->out[0] = tiled_block(l->y + *o0, *no);
     } else if (l->step == PTL_STEP_WG) {
         tile->in[0] = tiled_block(l->dy + *o0, *no);
         tile->in[1] = tiled_block(l->x + *i0, *ni);
         tile->out[0] = tiled_rows(l->dw + *o0 * l->in + *i0, *ni, *no, l->in);
-        tile->out[1] = tiled_rows(l->db + *o0, *no, l->bias && *i0 == 0, 0);
+        tile->out[1] = tiled_rows(l->bias ? l->db + *o0 : NULL, *no, l->bias && *i0 == 0, 0);
     } else {
         tile->in[0] = tiled_rows(l->w + *i0, *ni, l->out, l->in);
         tile->in[1] = tiled_block(l->dy, l->out);

@@ -200,11 +200,10 @@ static void dw_tile_at(const void *op, int t, struct tiled_tile *tile)
 {
     const struct dw_op *d = op;
     const int c0 = t * d->tc, nc = min_int(d->tc, d->n->C - c0), n_o = (int)d->n->n_o;
-    const struct tiled_copy x = tiled_block(d->x + c0 * n_o, nc * n_o);
     const struct tiled_copy w = tiled_block(d->w + c0 * DW_TAPS, nc * DW_TAPS);
-    const struct tiled_copy dy = tiled_block(d->dy + c0 * n_o, nc * n_o);
-    tile->in[0] = d->step == PTL_STEP_IG ? w : x;
-    tile->in[1] = d->step == PTL_STEP_FW ? w : dy;
+    /* x and dy moved only in the steps that have them (FW has no dy: NULL, no offset to add) */
+    tile->in[0] = d->step == PTL_STEP_IG ? w : tiled_block(d->x + c0 * n_o, nc * n_o);
+    tile->in[1] = d->step == PTL_STEP_FW ? w : tiled_block(d->dy + c0 * n_o, nc * n_o);
     tile->out[0] = d->step == PTL_STEP_FW   ? tiled_block(d->y + c0 * n_o, nc * n_o)
                    : d->step == PTL_STEP_WG ? tiled_block(d->dw + c0 * DW_TAPS, nc * DW_TAPS)
                                            : tiled_block(d->dx + c0 * n_o, nc * n_o);
