@@ -46,3 +46,21 @@ def test_a_sanitizer_report_gives_its_first_line_and_where():
     assert sanitizer_report(ubsan) == ("runtime error: applying non-zero offset 40 to null pointer "
                                        "at layer_tiles.h:185:50")
     assert sanitizer_report(b"Segmentation fault\n") is None
+
+
+def test_a_clang_19_sanitizer_report_run_by_the_host_target_names_file_and_line(tmp_path):
+    """clang-19's runtimes print bare addresses unless told where an
+    llvm-symbolizer is (harness/targets/host: SANITIZER_OPTIONS)."""
+    import subprocess
+
+    from harness.targets.host import HostTarget
+    source = tmp_path / "overflow.c"
+    source.write_text("#include <stdlib.h>\n"
+                      "int read_past(const int *p, int i) { return p[i]; }\n"
+                      "int main(int argc, char **argv) { int *p = malloc(8); int r = read_past(p, argc + 3);\n"
+                      "  free(p); return r; }\n")
+    subprocess.run(["clang-19", "-fsanitize=address", "-O1", "-g1", str(source), "-o", str(tmp_path / "runner")],
+                   check=True)
+    raw = HostTarget().run(tmp_path, None, 60, tmp_path)
+    assert raw.returncode == 66
+    assert "in read_past " in raw.stderr.decode() and "overflow.c:2" in raw.stderr.decode()

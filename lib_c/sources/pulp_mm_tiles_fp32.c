@@ -142,10 +142,18 @@
  * (12 saved registers of each kind and a long set-up), and one call does
  * every panel (64^3: the 5x4 edge 2,088 -> 2,048 instructions a block). */
 
-/* The K split: K - PEELED(KU) k in loop passes of KU, and `rest` after them. */
-#define PTL_K_SPLIT(START, KU)                                                           \
+/* The K split: K - PEELED(KU) k in loop passes of KU, and `rest` after them.
+ * REM is how `rest` is taken: `mod`, C's signed %, or `mask` (k_loop >= 0 and
+ * KU a power of two), one instruction instead of four. The rows for a short K
+ * take the mask (QEMU: 4,030 of the suite's 7,140 FP32 matmul variants took
+ * fewer instructions). The long-K tiles keep %: with the mask, GCC 12 puts
+ * one more move into the 2x4 B-transposed loop (64^3: +1.5%). */
+#define PTL_REM_mod(k, KU) ((k) % (KU))
+#define PTL_REM_mask(k, KU) ((k) & ((KU) - 1))
+#define PTL_K_SPLIT(REM, START, KU)                                                      \
+    _Static_assert(((KU) & ((KU) - 1)) == 0, "KU is a power of two");                    \
     const int k_loop = K - PTL_PEELED_##START(KU);                                       \
-    const int looped = k_loop - k_loop % (KU), rest = k_loop % (KU);                     \
+    const int looped = k_loop - PTL_REM_##REM(k_loop, KU), rest = PTL_REM_##REM(k_loop, KU); \
     (void)rest;
 /* `blocks` U x V blocks side by side from a -> A(i, 0), b -> B(0, j) in layout
  * L and c -> C(i, j), K by KU after the START (zero, first_k or first_pass). */
@@ -177,11 +185,11 @@
         c += (U) * M;                                                                    \
     } while (--panels);
 /* name: a row (ptl_mm_row_fp32). */
-#define PTL_DEFINE_ROW_FROM(START, name, U, V, KU, L)                                    \
+#define PTL_DEFINE_ROW_FROM(REM, START, name, U, V, KU, L)                               \
     static PTL_NOINLINE void name(const float *a, const float *b, float *c, int K, int M, \
                                   int blocks)                                            \
     {                                                                                    \
-        PTL_K_SPLIT(START, KU)                                                           \
+        PTL_K_SPLIT(REM, START, KU)                                                      \
         PTL_ROW_OF_BLOCKS(START, U, V, KU, L)                                            \
     }
 /* name: a tile calling the row name_row per panel. One panel is a jump to the
@@ -204,14 +212,14 @@
     }
 /* name: a tile, and name_row, its row. */
 #define PTL_DEFINE_TILE_FROM(START, name, U, V, KU, L)                                   \
-    PTL_DEFINE_ROW_FROM(START, name##_row, U, V, KU, L)                                  \
+    PTL_DEFINE_ROW_FROM(mod, START, name##_row, U, V, KU, L)                             \
     PTL_DEFINE_PANELS(name, U)
 /* name: a tile with the panel loop inside. */
 #define PTL_DEFINE_PANEL_TILE_FROM(START, name, U, V, KU, L)                             \
     static void name(const float *a, const float *b, float *c, int K, int M, int panels, \
                      int blocks)                                                         \
     {                                                                                    \
-        PTL_K_SPLIT(START, KU)                                                           \
+        PTL_K_SPLIT(mod, START, KU)                                                      \
         PTL_EACH_PANEL(U, PTL_ROW_OF_BLOCKS(START, U, V, KU, L))                         \
     }
 
@@ -221,10 +229,32 @@
 #define PTL_DEFINE_TILE_PAIR(U, V, KU)                                                   \
     PTL_DEFINE_TILE(tile_##U##x##V##_bn, U, V, KU, bn)                                   \
     PTL_DEFINE_TILE(tile_##U##x##V##_bt, U, V, KU, bt)
+/* name: a row that computes one block in a function of its own, name_one,
+ * without the loop over blocks: a short K leaves few MACs a block, and the
+ * loop's state costs saved registers (the suite's small products often have
+ * one block a row: 1x8 with B transposed, K = 9, 7 rows took 284 more
+ * instructions with the loop than one call per block). More blocks take
+ * name_many, the loop. */
+#define PTL_DEFINE_SPLIT_ROW_FROM(START, name, U, V, KU, L)                              \
+    static PTL_NOINLINE void name##_one(const float *a, const float *b, float *c, int K,  \
+                                        int M)                                           \
+    {                                                                                    \
+        const int blocks = 1;                                                            \
+        PTL_K_SPLIT(mask, START, KU)                                                     \
+        PTL_ROW_OF_BLOCKS(START, U, V, KU, L)                                            \
+    }                                                                                    \
+    PTL_DEFINE_ROW_FROM(mask, START, name##_many, U, V, KU, L)                           \
+    static void name(const float *a, const float *b, float *c, int K, int M, int blocks) \
+    {                                                                                    \
+        if (blocks == 1)                                                                 \
+            name##_one(a, b, c, K, M);                                                   \
+        else                                                                             \
+            name##_many(a, b, c, K, M, blocks);                                          \
+    }
 /* tile_<U>x<V>_short_<bn|bt>: rows, K stepped by 2, for a shorter K. */
 #define PTL_DEFINE_SHORT_PAIR(U, V)                                                      \
-    PTL_DEFINE_ROW_FROM(zero, tile_##U##x##V##_short_bn, U, V, 2, bn)                    \
-    PTL_DEFINE_ROW_FROM(zero, tile_##U##x##V##_short_bt, U, V, 2, bt)
+    PTL_DEFINE_SPLIT_ROW_FROM(zero, tile_##U##x##V##_short_bn, U, V, 2, bn)              \
+    PTL_DEFINE_SPLIT_ROW_FROM(zero, tile_##U##x##V##_short_bt, U, V, 2, bt)
 
 /* mm and mm_u2 keep their algorithm: one element, K by 1 or by 2. mm with B
  * row-major takes k = 0 apart (QEMU, 64^3: 6.149 -> 6.088 instructions per
@@ -464,6 +494,34 @@ PTL_TILESET(4x6_spread, _spread, , 4, 2, 1, 1, 6, 4, 2, 1);
 PTL_ONE_TILE(1x1, tile_1x1_k1);
 PTL_ONE_TILE(1x1_u2, tile_1x1_k2);
 
+/* A core's slice of at most PTL_MM_TINY multiply-accumulates, or of at most
+ * PTL_MM_TINY_1x1 where the tiles would all be 1 x 1, takes one loop per
+ * element of C, K by 1, and no tile calls: their set-up costs more than the
+ * MACs there. Measured on QEMU over the suite's small products (7,140 FP32
+ * variants): the loop took fewer instructions than the tiles on almost every
+ * slice of up to 24 MACs, on about half at 25 to 45, and on none at 63 or
+ * more where blocks fit; 1 x 1 tile calls lose to it up to 64. */
+#define PTL_MM_TINY 24
+#define PTL_MM_TINY_1x1 64
+
+/* Rows [row0, row1) x columns [col0, col1) of C, one element at a time. */
+static inline void run_tiny(const struct matMul_args *args, int row0, int row1, int col0, int col1)
+{
+    const int K = args->K, M = args->M;
+    const int b_k_step = args->trans_B ? 1 : M, b_col_step = args->trans_B ? K : 1;
+    for (int i = row0; i < row1; i++) {
+        const float *const a = args->A + i * K;
+        float *const c = args->C + i * M;
+        for (int j = col0; j < col1; j++) {
+            const float *b = args->B + j * b_col_step;
+            float acc = 0.0f;
+            for (int k = 0; k < K; k++, b += b_k_step)
+                acc += a[k] * *b;
+            c[j] = acc;
+        }
+    }
+}
+
 /* Rows [row0, row1) x columns [col0, col1) of C with a short K: U x V blocks,
  * then 1 x V, U x 1 and 1 x 1 for what is left, one row panel per call. Few
  * live values, so that a small product pays for little more than its
@@ -524,13 +582,19 @@ void ptl_mm_fp32_run(const struct matMul_args *args, const struct ptl_mm_tileset
     const int row0 = split_cols ? 0 : first, row1 = split_cols ? N : last;
     const int col0 = split_cols ? first : 0, col1 = split_cols ? last : M;
 
-    if (K == 0) { /* an empty sum */
-        for (int i = row0; i < row1; i++)
-            for (int j = col0; j < col1; j++)
-                args->C[i * M + j] = 0.0f;
-    } else if (K < tiles->long_k) {
-        run_short(tiles, args, row0, row1, col0, col1);
-    } else {
+    if (K >= tiles->long_k) {
         run_long(tiles, args, row0, row1, col0, col1);
+        return;
     }
+    /* Without a U x V block, nor U x 1 or 1 x V, in the slice, the tiles
+     * would be 1 x 1 calls. macs is unsigned: a product beyond 32 bits wraps,
+     * and at worst takes the loop, which is right for any size. */
+    const int rows = row1 - row0, cols = col1 - col0;
+    const unsigned macs = (unsigned)rows * (unsigned)cols * (unsigned)K;
+    const int U = tiles->heights[0], V = tiles->widths[0];
+    if (macs <= PTL_MM_TINY_1x1 &&
+        (macs <= PTL_MM_TINY || !((U > 1 && rows >= U) || (V > 1 && cols >= V))))
+        run_tiny(args, row0, row1, col0, col1);
+    else
+        run_short(tiles, args, row0, row1, col0, col1);
 }

@@ -18,6 +18,7 @@ environment of a run): compiler (PTL_HOST_CC) and team_order
 """
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -153,15 +154,26 @@ class HostTarget(Target):
             (workdir / "payload.bin").write_bytes(payload)
             argv.append(str(workdir / "payload.bin"))
         env = child_environment(PTL_TEAM_ORDER=self.team_order)   # what team_pthreads.c reads
-        # Sanitizer reports must end the run with a recognisable status.
-        env.setdefault("ASAN_OPTIONS", "abort_on_error=0:exitcode=66:detect_leaks=0")
-        env.setdefault("TSAN_OPTIONS", "exitcode=66:halt_on_error=1")
-        env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:exitcode=66")
+        for variable, options in SANITIZER_OPTIONS.items():
+            env.setdefault(variable, options)
         raw = run_command(argv, timeout, cwd=workdir, env=env)
         # The team found cores waiting at a barrier that the others returned
         # without reaching: what hangs a cluster; its message is on stderr.
         raw.deadlock = raw.returncode == DEADLOCK_EXIT
         return raw
 
+
+# Sanitizer reports must end the run with a recognisable status, and name
+# file:line in their frames. clang-19's runtimes (the published library's
+# bf16 builds) look for an llvm-symbolizer of their own version, which Debian
+# puts in llvm-19, and otherwise print bare addresses; any version reads
+# their frames, so each is told where one is (debian-packages.txt: llvm).
+_SYMBOLIZER = shutil.which("llvm-symbolizer")
+_SYMBOLIZE = f":external_symbolizer_path={_SYMBOLIZER}" if _SYMBOLIZER else ""
+SANITIZER_OPTIONS = {
+    "ASAN_OPTIONS": "abort_on_error=0:exitcode=66:detect_leaks=0" + _SYMBOLIZE,
+    "TSAN_OPTIONS": "exitcode=66:halt_on_error=1" + _SYMBOLIZE,
+    "UBSAN_OPTIONS": "print_stacktrace=1:exitcode=66" + _SYMBOLIZE,
+}
 
 TARGET_CLASS = HostTarget
