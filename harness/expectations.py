@@ -22,7 +22,19 @@ on "no new failures", as twister's quarantine lists do:
     message = "no member named 'stride_h'"       # what the failure's message must contain
     reason = "the FP16 depthwise args have no stride fields"
 
-Patterns match the variant id (what pytest shows between the brackets). An
+    [[expect]]
+    kind = "bug"
+    tests = ["train_ds_cnn-fp32-*"]
+    sanitize = "address,undefined"               # only in runs built with these sanitizers
+    classes = ["crash"]
+    message = "division by zero at pulp_conv2d_fp32.c:771"
+    reason = "the published im2col divides by a zero stride"
+
+Patterns match the variant id (what pytest shows between the brackets).
+An entry with `sanitize` applies only to runs built with that sanitizer set
+(`--sanitize`, host: one of harness.targets.host.SANITIZERS), where the
+sanitizer stops a run that, unchecked, passes or fails otherwise; the other
+entries apply to every run. An
 entry with both `tests` and `feature` matches a variant that has the feature
 and matches a pattern.
 
@@ -56,10 +68,11 @@ from pathlib import Path
 from typing import Protocol
 
 from harness import failures
+from harness.targets.host import SANITIZERS
 from harness.toml_input import TomlInputError, read_toml
 
 KINDS = ("bug", "unsupported")
-FIELDS = {"kind", "reason", "tests", "feature", "classes", "message"}
+FIELDS = {"kind", "reason", "tests", "feature", "classes", "message", "sanitize"}
 # Outcome labels of a variant that an entry matched, as the reports name them.
 KNOWN_BUG, UNSUPPORTED, FIXED = "known_bug", "unsupported", "fixed"
 
@@ -83,6 +96,7 @@ class Expectation:
     classes: tuple[str, ...]   # empty: every failure class (a build failure only with a message)
     where: str                 # "FILE, entry N", for messages
     message: str | None = None  # an fnmatch pattern searched for in the failure's message
+    sanitize: str | None = None  # the sanitizer set of the runs it applies to; None: every run
 
     def matches(self, variant_id: str, features: tuple[str, ...]) -> bool:
         if self.feature is not None and self.feature not in features:
@@ -105,6 +119,7 @@ class Expectation:
         what = [f"feature {self.feature}"] if self.feature else []
         what += [f"tests {', '.join(self.tests)}"] if self.tests else []
         what += [f"message {self.message!r}"] if self.message is not None else []
+        what += [f"--sanitize {self.sanitize}"] if self.sanitize is not None else []
         return f"{self.where} ({' and '.join(what)})"
 
 
@@ -130,6 +145,10 @@ class Expectations:
         if not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw):
             raise ExpectationsError(f"--expect {path}: `expect` must be an array of tables ([[expect]])")
         return cls(tuple(_entry(e, f"{path}, entry {i + 1}") for i, e in enumerate(raw)), str(path))
+
+    def for_run(self, sanitize: str | None) -> "Expectations":
+        """The entries that apply to a run built with `sanitize` (None: none)."""
+        return Expectations(tuple(e for e in self.entries if e.sanitize in (None, sanitize)), self.source)
 
     def match(self, variant_id: str, features: tuple[str, ...],
               failure: Failure | None = None) -> Expectation | None:
@@ -186,7 +205,11 @@ def _entry(raw: dict, where: str) -> Expectation:
         raise ExpectationsError(f"{where}: the feature entry {feature!r} must say how the feature's cases fail: "
                                 f"add `classes` (e.g. [\"numeric\", \"crash\"]) and/or `message = \"...\"`; "
                                 f"without them a failure of those cases for any other reason would be expected")
-    return Expectation(kind, reason.strip(), tuple(tests), feature, tuple(classes), where, message)
+    sanitize = raw.get("sanitize")
+    if sanitize is not None and sanitize not in SANITIZERS:
+        raise ExpectationsError(f"{where}: sanitize must be one of {', '.join(map(repr, SANITIZERS))} "
+                                f"(--sanitize), not {sanitize!r}")
+    return Expectation(kind, reason.strip(), tuple(tests), feature, tuple(classes), where, message, sanitize)
 
 
 def add_options(group) -> None:

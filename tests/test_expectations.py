@@ -140,6 +140,30 @@ reason = "third: also covers it, but comes later"
     assert e.match("conv_dw-fp32-fw-C4-c8", (), NUMERIC) is None             # only the first covers numeric
 
 
+def test_an_entry_with_sanitize_applies_only_to_runs_built_with_those_sanitizers(tmp_path):
+    e = load(tmp_path, """
+[[expect]]
+kind = "bug"
+tests = ["train_ds_cnn-*"]
+sanitize = "address,undefined"
+classes = ["crash"]
+message = "runtime error: division by zero"
+reason = "divides by a zero stride"
+
+[[expect]]
+kind = "bug"
+tests = ["conv_dw-*"]
+reason = "every run"
+""")
+    crash = CaseFailure("crash", "runtime error: division by zero at pulp_conv2d_fp32.c:771:24")
+    assert e.for_run("address,undefined").match("train_ds_cnn-fp32-train-c1", (), crash) is e.entries[0]
+    for other in (None, "thread"):
+        run = e.for_run(other)
+        assert run.match("train_ds_cnn-fp32-train-c1", ()) is None   # neither expected nor "fixed" there
+        assert run.match("conv_dw-fp32-fw-C4-c8", (), NUMERIC) is e.entries[1]
+    assert "--sanitize address,undefined" in e.entries[0].describe()
+
+
 @pytest.mark.parametrize("text, says", [
     ("kind = 'bug'", "unknown top-level key(s) kind"),
     ("[[expect]]\nkind = 'flaky'\ntests = ['x']\nreason = 'r'", "kind must be one of bug, unsupported"),
@@ -150,6 +174,8 @@ reason = "third: also covers it, but comes later"
     ("[[expect]\nkind = 'bug'", "not valid TOML"),
     ("[[expect]]\nkind = 'bug'\ntests = ['x']\nreason = 'r'\nmessage = ''", "entry 1: message must be a non-empty"),
     ("[[expect]]\nkind = 'bug'\ntests = ['x']\nreason = 'r'\nmessage = ['a']", "entry 1: message must be a non-empty"),
+    ("[[expect]]\nkind = 'bug'\ntests = ['x']\nreason = 'r'\nsanitize = 'memory'",
+     "entry 1: sanitize must be one of 'address,undefined', 'thread' (--sanitize), not 'memory'"),
     # A build entry names what it expects to fail, or it would expect every build failure of its tests.
     ("[[expect]]\nkind = 'unsupported'\ntests = ['conv_dw-fp16-*']\nclasses = ['build']\nreason = 'r'",
      "entry 1: an entry for build failures (classes include \"build\") must name what fails to build: "
