@@ -573,17 +573,32 @@ def tsan_race(stderr: bytes) -> str | None:
 
 
 _SANITIZER_LINE = re.compile(r"(ERROR: AddressSanitizer: .*|runtime error: .*|ERROR: LeakSanitizer: .*)")
+_ASAN_NOISE = re.compile(r" on (unknown )?address 0x[0-9a-f]+( at pc 0x[0-9a-f]+ bp 0x[0-9a-f]+ sp 0x[0-9a-f]+)?")
+_ASAN_ACCESS = re.compile(r"^(READ|WRITE) of size \d+")
+_FIRST_FRAME = re.compile(r"^\s*#0 0x[0-9a-f]+ in (\S+) (\S+)")
 
 
 def sanitizer_report(stderr: bytes) -> str | None:
     """The first AddressSanitizer, UndefinedBehaviorSanitizer or
-    LeakSanitizer report line (what went wrong, and where UBSan says so), or
-    None: the output's tail alone shows only the last stack frames."""
-    for line in stderr.decode("utf-8", "replace").splitlines():
+    LeakSanitizer report, in one line: what went wrong and where (UBSan's
+    file:line; for AddressSanitizer the access and its first frame, since its
+    ERROR line gives only addresses), or None. The output's tail alone shows
+    only the end of the report."""
+    lines = stderr.decode("utf-8", "replace").splitlines()
+    for i, line in enumerate(lines):
         found = _SANITIZER_LINE.search(line)
-        if found:
-            where = line[:found.start()].strip().rstrip(":")   # UBSan: file:line:column before the message
-            return f"{found.group(1)[:240]}{f' at {where}' if where and not where.startswith('==') else ''}"
+        if not found:
+            continue
+        what = found.group(1)
+        where = line[:found.start()].strip().rstrip(":")   # UBSan: file:line:column before the message
+        if what.startswith("ERROR: AddressSanitizer"):
+            what = _ASAN_NOISE.sub("", what)
+            report = lines[i + 1:i + 40]
+            access = next((m.group(0) for m in map(_ASAN_ACCESS.match, report) if m), None)
+            frame = next((m for m in map(_FIRST_FRAME.match, report) if m), None)
+            what += (f" ({access})" if access else "") + (f" in {frame.group(1)}" if frame else "")
+            where = Path(frame.group(2)).name if frame else ""
+        return f"{what[:240]}{f' at {where}' if where and not where.startswith('==') else ''}"
     return None
 
 

@@ -55,7 +55,10 @@ static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t
     PTL_T *stdev = fw ? op_frame_output_from(&f, "stdev", "stdev_out", nc) : op_frame_input(&f, "stdev", nc);
     PTL_T *y = fw ? op_frame_output(&f, "y", n) : NULL;
     PTL_T *dcoeff = wg ? op_frame_output(&f, "dcoeff", 2 * nc) : NULL;
-    PTL_T *dx = ig ? op_frame_output(&f, "dx", n) : NULL;
+    /* WG writes no input gradient, but TRAINLIB_API.md does not say that
+     * input->diff may then be NULL (the published body forms input->diff +
+     * c * D there): WG gets a guarded NaN buffer that nothing reads. */
+    PTL_T *dx = ig ? op_frame_output(&f, "dx", n) : wg ? op_frame_scratch(&f, n) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
     struct PTL_S(blob) input = {.data = x, .diff = dx, .dim = (int)n, .W = W, .H = H, .C = C};
