@@ -32,11 +32,10 @@ on "no new failures", as twister's quarantine lists do:
 
 Patterns match the variant id (what pytest shows between the brackets).
 An entry with `sanitize` applies only to runs built with that sanitizer set
-(`--sanitize`, host: one of harness.targets.host.SANITIZERS), where the
-sanitizer stops a run that, unchecked, passes or fails otherwise; the other
-entries apply to every run. An
-entry with both `tests` and `feature` matches a variant that has the feature
-and matches a pattern.
+(`--sanitize`, host: one of harness.targets.host.SANITIZERS): there the
+sanitizer stops what an unchecked run lets pass, or fail in another way.
+The other entries apply to every run. An entry with both `tests` and
+`feature` matches a variant that has the feature and matches a pattern.
 
 An entry covers a failure when the failure's class is one of `classes` (no
 `classes`: any class) and, if the entry has a `message`, the failure's
@@ -147,7 +146,7 @@ class Expectations:
         return cls(tuple(_entry(e, f"{path}, entry {i + 1}") for i, e in enumerate(raw)), str(path))
 
     def for_run(self, sanitize: str | None) -> "Expectations":
-        """The entries that apply to a run built with `sanitize` (None: none)."""
+        """The entries that apply to a run built with the sanitizer set `sanitize` (None: without one)."""
         return Expectations(tuple(e for e in self.entries if e.sanitize in (None, sanitize)), self.source)
 
     def match(self, variant_id: str, features: tuple[str, ...],
