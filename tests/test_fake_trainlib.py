@@ -234,8 +234,8 @@ def test_fp16_linalg_that_the_library_lacks_fails_to_link_naming_the_functions(r
 
 def test_a_sanitize_entry_expects_the_misaligned_fp16_load_under_ubsan_only(tmp_path):
     """The published library's v2f16 loads at odd elements, in the fake's FP16
-    average pooling: under --sanitize address,undefined each window row of 3
-    starting at an odd column stops the run, which the entry makes a known
+    average pooling: under --sanitize address,undefined the first window row
+    that starts at an odd element stops the run, which the entry makes a known
     bug; unchecked, the same variants pass, and the entry neither covers them
     nor calls them fixed."""
     expect = tmp_path / "expect.toml"
