@@ -1,7 +1,12 @@
 """A ThreadSanitizer report becomes one line naming the two accesses
-(harness.session.tsan_race), which the failure of class `race` carries."""
-from harness.session import tsan_race
-from harness.targets.host import is_team_order
+(harness.session.tsan_race), which the failure of class `race` carries; an
+AddressSanitizer or UBSan report, one line saying what and where
+(sanitizer_report), which a `crash` carries; and the host target's runs name
+file:line in their frames."""
+import subprocess
+
+from harness.session import sanitizer_report, tsan_race
+from harness.targets.host import HostTarget, is_team_order
 
 REPORT = b"""ptl: some output first
 ==================
@@ -37,7 +42,6 @@ def test_team_orders_include_seeded_random_ones():
 
 
 def test_a_sanitizer_report_gives_its_first_line_and_where():
-    from harness.session import sanitizer_report
     asan = (b"==123==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602 at pc 0x55 bp 0x7f sp 0x7f\n"
             b"READ of size 4 at 0x602 thread T1\n    #0 0x55 in tile_4x4 lib/x.c:12\n")
     assert sanitizer_report(asan) == ("ERROR: AddressSanitizer: heap-buffer-overflow (READ of size 4) in tile_4x4 "
@@ -51,9 +55,6 @@ def test_a_sanitizer_report_gives_its_first_line_and_where():
 def test_a_clang_19_sanitizer_report_run_by_the_host_target_names_file_and_line(tmp_path):
     """clang-19's runtimes print bare addresses unless told where an
     llvm-symbolizer is (harness/targets/host: SANITIZER_OPTIONS)."""
-    import subprocess
-
-    from harness.targets.host import HostTarget
     source = tmp_path / "overflow.c"
     source.write_text("#include <stdlib.h>\n"
                       "int read_past(const int *p, int i) { return p[i]; }\n"
