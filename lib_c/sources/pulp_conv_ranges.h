@@ -33,4 +33,25 @@ static inline void conv_inside_range(int base, int step, int limit, int count, i
     *hi = h;
 }
 
+/* The i in [0, count) with base + i a multiple of dil whose quotient is
+ * inside [0, limit): i = *first + j * dil with quotient *q0 + j, for j in
+ * [0, *n). dil >= 1; a division or two per call, none per i. */
+static inline void conv_dilated_range(int base, int dil, int limit, int count, int *first, int *q0, int *n)
+{
+    int i = base >= 0 ? 0 : -base; /* the first i with base + i >= 0 */
+    const int r = (base + i) % dil;
+    if (r)
+        i += dil - r;
+    const int q = (base + i) / dil;
+    int m = 0;
+    if (i < count && q < limit) {
+        m = (count - 1 - i) / dil + 1;
+        if (m > limit - q)
+            m = limit - q;
+    }
+    *first = i;
+    *q0 = q;
+    *n = m;
+}
+
 #endif /* PULP_CONV_RANGES_H */

@@ -141,12 +141,13 @@ static inline void unroll_copy_run(IM2COL_T *dst, const IM2COL_T *src, int n, in
         dst[i] = src[i];
 }
 
-/* dst[0..n) = src[0..n): a row of windows, usually long. 4 at a time, the
- * loads first: one pointer add each and a branch per 4 elements, and an
- * in-order core does not wait on each load. The rest written out: GCC turns
- * a loop of single copies into a call of memmove, which costs more than a
- * short run. (Measured with the suite's perf gate on QEMU: used for the
- * HWC pixels too, it cost the small-channel im2row cases up to 23%.) */
+/* dst[0..n) = src[0..n): a row of windows, or a window's run of adjacent
+ * HWC pixels, usually long. 4 at a time, the loads first: one pointer add
+ * each and a branch per 4 elements, and an in-order core does not wait on
+ * each load. The rest written out: GCC turns a loop of single copies into a
+ * call of memmove, which costs more than a short run. (Measured with the
+ * suite's perf gate on QEMU: used for each HWC pixel's few channels alone,
+ * it cost the small-channel im2row cases up to 23%.) */
 static inline void unroll_copy_row(IM2COL_T *dst, const IM2COL_T *src, int n, int use_dma)
 {
     if (unroll_copy_dma(dst, src, n, use_dma))
@@ -168,16 +169,20 @@ static inline void unroll_copy_row(IM2COL_T *dst, const IM2COL_T *src, int n, in
         dst[0] = src[0];
 }
 
-/* dst[0..n) = 0, 4 at a time. A loop of single stores would be compiled to
- * a call of memset, which costs more than the one or two elements of a pad
- * (the usual n: measured, memset was 2.5% of a 16x16 conv FW on QEMU). */
+/* dst[0..n) = 0, 4 at a time. A call of memset costs more than the few
+ * elements of a pad or a short row (the usual n: measured, memset was 2.5%
+ * of a 16x16 conv FW on QEMU; with clang 14, FP16 conv IG spent a quarter of
+ * its instructions in it). Compilers turn a loop of zero stores into that
+ * call (GCC one of single stores, clang even this one); volatile stores
+ * must each be made, so they stay stores, the same instructions. */
 static inline void unroll_zero(IM2COL_T *dst, int n)
 {
     if (n <= 0)
         return;
     IM2COL_T *const end4 = dst + (n & ~3);
     while (dst != end4) {
-        dst[0] = dst[1] = dst[2] = dst[3] = IM2COL_ZERO;
+        volatile IM2COL_T *v = dst;
+        v[0] = IM2COL_ZERO, v[1] = IM2COL_ZERO, v[2] = IM2COL_ZERO, v[3] = IM2COL_ZERO;
         dst += 4;
     }
     if (n & 2)
@@ -208,6 +213,31 @@ static inline void unroll_next_tap(const struct unroll_geom *g, int *c, int *ky,
     }
 }
 
+/* Where column x of row y of channel c is. Formed only for a row and column
+ * inside: arithmetic that points outside the source is undefined. */
+static inline const IM2COL_T *unroll_at(const struct unroll_geom *g, int c, int y, int x)
+{
+    return g->src + (c * g->sc + y * g->sy + x * g->sx);
+}
+
+/* Tap column kx's windows that read inside a source row: ox from *lo below
+ * *hi, 1 apart without dilation (reading columns step_x apart), dil_x apart
+ * with it (reading adjacent columns; the layer's IG unrolling, step_x 1);
+ * the first reads column *x0. Worked out once per tap: no division per
+ * element. */
+static inline void unroll_tap_windows(const struct unroll_geom *g, int kx, int *lo, int *hi, int *x0)
+{
+    const int base = kx + g->off_x;
+    if (g->dil_x == 1) {
+        conv_inside_range(base, g->step_x, g->srcW, g->OW, lo, hi);
+        *x0 = *lo * g->step_x + base;
+    } else {
+        int n;
+        conv_dilated_range(base, g->dil_x, g->srcW, g->OW, lo, x0, &n);
+        *hi = *lo + n * g->dil_x;
+    }
+}
+
 /* X, T x P, into buf: this core's rows r = t * OH + oy, each the OW windows
  * of window row oy for tap t (row r starts at buf + r * OW). The tap and the
  * windows that read inside the source row are worked out once per tap, not
@@ -230,25 +260,25 @@ static inline void unroll_cols_of(const struct unroll_geom *geom, IM2COL_T *cons
         ky = (t0 % kk) / g.Wk;
         kx = t0 % g.Wk;
     }
-    const int s = g.step_x, jump = s * g.sx;
-    int lo, hi; /* the tap's windows that read inside the source row */
-    conv_inside_range(kx + g.off_x, s, g.srcW, g.OW, &lo, &hi);
+    const int jump = g.step_x * g.sx;
+    int lo, hi, x0; /* the tap's windows that read inside the source row */
+    unroll_tap_windows(&g, kx, &lo, &hi, &x0);
     IM2COL_T *dst = buf + (size_t)first * g.OW;
     for (int r = first; r < last; r++, dst += g.OW) {
         const int y = unroll_source(oy * g.step_y + ky + g.off_y, g.dil_y, g.srcH);
-        const int row = c * g.sc + y * g.sy; /* the source row's offset, used when y >= 0 */
-        const int base = kx + g.off_x;
         if (y < 0) {
             unroll_zero(dst, g.OW);
-        } else if (g.dil_x != 1) {
-            for (int ox = 0; ox < g.OW; ox++) {
-                const int x = unroll_source(ox + base, g.dil_x, g.srcW);
-                dst[ox] = x < 0 ? IM2COL_ZERO : g.src[row + x * g.sx];
+        } else if (g.dil_x != 1) { /* windows dil_x apart read adjacent columns */
+            unroll_zero(dst, g.OW);
+            if (hi > lo) {
+                const IM2COL_T *from = unroll_at(&g, c, y, x0);
+                for (int ox = lo; ox < hi; ox += g.dil_x, from += g.sx)
+                    dst[ox] = *from;
             }
         } else {
             unroll_zero(dst, lo);
             if (hi > lo) {
-                const IM2COL_T *from = g.src + row + (lo * s + base) * g.sx;
+                const IM2COL_T *from = unroll_at(&g, c, y, x0);
                 if (jump == 1) {
                     unroll_copy_row(dst + lo, from, hi - lo, use_dma);
                 } else {
@@ -261,7 +291,53 @@ static inline void unroll_cols_of(const struct unroll_geom *geom, IM2COL_T *cons
         if (++oy == g.OH && r + 1 < last) { /* the next row is the next tap's */
             oy = 0;
             unroll_next_tap(&g, &c, &ky, &kx);
-            conv_inside_range(kx + g.off_x, s, g.srcW, g.OW, &lo, &hi);
+            unroll_tap_windows(&g, kx, &lo, &hi, &x0);
+        }
+    }
+}
+
+/* One window's taps of one kernel row ky, from source row y (-1: outside),
+ * when a tap's C channels are a run in the window's row and in the source
+ * (HWC): Wk runs of C, one after the other. Without dilation the taps that
+ * read inside read adjacent pixels, so they are one run; with it, those
+ * taps are worked out once (conv_dilated_range), not tap by tap. */
+static inline void unroll_pixels(const struct unroll_geom *g, IM2COL_T *d, int y, int ox, int use_dma)
+{
+    const int len = g->Wk * g->C, base = ox * g->step_x + g->off_x;
+    if (y >= 0 && g->dil_x == 1) { /* taps [k0, k1) read pixels base + k */
+        const int k0 = base < 0 ? -base : 0;
+        const int k1 = g->srcW - base < g->Wk ? g->srcW - base : g->Wk;
+        if (k1 > k0) {
+            const int lo = k0 * g->C, hi = k1 * g->C;
+            unroll_zero(d, lo);
+            unroll_copy_row(d + lo, unroll_at(g, 0, y, base + k0), hi - lo, use_dma);
+            unroll_zero(d + hi, len - hi);
+            return;
+        }
+    }
+    unroll_zero(d, len);
+    if (y < 0 || g->dil_x == 1)
+        return;
+    int k, x, n;
+    conv_dilated_range(base, g->dil_x, g->srcW, g->Wk, &k, &x, &n);
+    for (; n > 0; n--, k += g->dil_x, x++)
+        unroll_copy_run(d + k * g->C, unroll_at(g, 0, y, x), g->C, use_dma);
+}
+
+/* unroll_rows_of's windows [first, last) for HWC, by unroll_pixels. A
+ * function of its own: inlined, it took the registers and the inlining
+ * budget of the strided loop in unroll_rows_of (GCC: im2row of CHW bf16 +80%
+ * on QEMU). */
+__attribute__((noinline)) static void unroll_rows_of_pixels(const struct unroll_geom *g, IM2COL_T *buf,
+                                                            int first, int last, int use_dma)
+{
+    const int taps = g->C * g->Hk * g->Wk;
+    for (int p = first; p < last; p++) {
+        const int oy = p / g->OW, ox = p - oy * g->OW;
+        IM2COL_T *const dst = buf + (size_t)p * taps;
+        for (int ky = 0; ky < g->Hk; ky++) {
+            const int y = unroll_source(oy * g->step_y + ky + g->off_y, g->dil_y, g->srcH);
+            unroll_pixels(g, dst + ky * g->tky, y, ox, use_dma);
         }
     }
 }
@@ -271,10 +347,12 @@ static inline void unroll_rows_of(const struct unroll_geom *geom, IM2COL_T *cons
 {
     const struct unroll_geom g = *geom;
     const int taps = g.C * g.Hk * g.Wk;
-    /* Taps of one (ky, kx) are contiguous in the row and in the source. */
-    const int runs = g.tc == 1 && g.sc == 1;
     int first, last;
     conv_core_slice(g.OH * g.OW, &first, &last);
+    if (g.tc == 1 && g.sc == 1) { /* a tap's channels are a run in the row and in the source */
+        unroll_rows_of_pixels(&g, buf, first, last, use_dma);
+        return;
+    }
     for (int p = first; p < last; p++) {
         const int oy = p / g.OW, ox = p - oy * g.OW;
         IM2COL_T *const dst = buf + (size_t)p * taps;
@@ -288,13 +366,9 @@ static inline void unroll_rows_of(const struct unroll_geom *geom, IM2COL_T *cons
                         d[c * g.tc] = IM2COL_ZERO;
                     continue;
                 }
-                const IM2COL_T *s = g.src + y * g.sy + x * g.sx;
-                if (runs) {
-                    unroll_copy_run(d, s, g.C, use_dma);
-                } else {
-                    for (int c = 0; c < g.C; c++)
-                        d[c * g.tc] = s[c * g.sc];
-                }
+                const IM2COL_T *s = unroll_at(&g, 0, y, x);
+                for (int c = 0; c < g.C; c++)
+                    d[c * g.tc] = s[c * g.sc];
             }
         }
     }

@@ -212,13 +212,20 @@ static void tc_gather_fw(const struct tc_geom *g, const CONV_T *in, CONV_T *buf,
     conv_core_slice(g->Ci * taps, &first, &last);
     for (int k = first; k < last; k++) {
         const int ci = k / taps, kh = k % taps / g->Wk, kw = k % g->Wk;
+        /* The x that some j lands on: x = x0 + m*sw from j = j0 + m, m < n.
+         * Worked out once per tap: no division per entry. */
+        int x0, j0, n;
+        conv_dilated_range(g->L - kw, g->sw, g->W, g->Wo, &x0, &j0, &n);
         for (int y = 0; y < g->Ho; y++) {
             const int i = input_at(y, kh, g->sh, g->U, g->H);
-            for (int x = 0; x < g->Wo; x++) {
-                const int j = i < 0 ? -1 : input_at(x, kw, g->sw, g->L, g->W);
-                buf[k * ks + (y * g->Wo + x) * ps] =
-                    j < 0 ? CONV_ZERO : in[ci * g->in_c + i * g->in_h + j * g->in_w];
-            }
+            CONV_T *row = buf + k * ks + y * g->Wo * ps;
+            for (int x = 0; x < g->Wo; x++)
+                row[x * ps] = CONV_ZERO;
+            if (i < 0 || n == 0) /* (src would point outside) */
+                continue;
+            const CONV_T *src = in + ci * g->in_c + i * g->in_h + j0 * g->in_w;
+            for (int m = 0, x = x0; m < n; m++, x += g->sw, src += g->in_w)
+                row[x * ps] = *src;
         }
     }
 }
