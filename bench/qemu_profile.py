@@ -20,8 +20,10 @@ MATMUL_HELPERS = re.compile(r"^(mm_manager|tile_\w+|ptl_mm_\w+|run_long|run_shor
 
 
 def is_matmul(function: str) -> bool:
-    return (function in kernel_table("fp32") or function in kernel_table("fp16")
-            or bool(MATMUL_HELPERS.match(function)))
+    # A GCC clone keeps its function's name before a dot: tile_1x5_bt_row.constprop.0
+    name = function.split(".", 1)[0]
+    return (name in kernel_table("fp32") or name in kernel_table("fp16")
+            or bool(MATMUL_HELPERS.match(name)))
 
 
 def by_function(session: Session, variant: Variant) -> dict[str, int]:
