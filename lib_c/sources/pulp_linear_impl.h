@@ -15,7 +15,7 @@
  *                              bw_input_grads)
  * It defines the four public functions.
  */
-#include <string.h>
+#include "pulp_mm_args.h"
 
 #ifdef OPTIMIZE
 #define LINEAR_MATMUL_TYPE(opt) (opt)
@@ -45,30 +45,13 @@ static void linear_wg_team(void *job_ptr)
     }
 }
 
-/* Sets the operands of *mm (zeroed by the caller) to C[N x M] = A[N x K] . B[K x M]. */
-static void linear_mm_operands(LIN_MM_ARGS *mm, LIN_T *A, LIN_T *B, LIN_T *C, int N, int K, int M)
-{
-    mm->A = A;
-    mm->B = B;
-    mm->C = C;
-    mm->N = N;
-    mm->K = K;
-    mm->M = M;
-}
-
 void LIN_NAME(fw)(void *Linear_args)
 {
     const LIN_ARGS *la = Linear_args;
     const int in = la->input->dim, out = la->output->dim;
     LIN_MM_ARGS mm_args;
-    memset(&mm_args, 0, sizeof mm_args);
-    linear_mm_operands(&mm_args, la->coeff->data, la->input->data, la->output->data, out, in, 1);
-    if (la->use_biases) {
-        mm_args.bias = la->bias->data;
-        mm_args.bias_dim = out;
-        mm_args.USE_BIASES = 1;
-        mm_args.bias_transposed = 1; /* one bias per row of C */
-    }
+    PTL_MM_PLAIN_INIT(mm_args, la->coeff->data, la->input->data, la->output->data, out, in, 1, 0,
+                      la->use_biases ? la->bias->data : NULL);
     LIN_MGR_ARGS mgr = {.mm_args = &mm_args, .layer_type = LAYER_LINEAR, .step_type = STEP_FW,
                         .matmul_type = LINEAR_MATMUL_TYPE(la->opt_matmul_type_fw)};
     pi_cl_team_fork(NUM_CORES, LIN_MM_MANAGER, &mgr);
@@ -88,8 +71,7 @@ void LIN_NAME(bw_param_grads)(void *Linear_args)
     const LIN_ARGS *la = Linear_args;
     const int in = la->input->dim, out = la->output->dim;
     LIN_MM_ARGS mm_args;
-    memset(&mm_args, 0, sizeof mm_args);
-    linear_mm_operands(&mm_args, la->output->diff, la->input->data, la->coeff->diff, out, 1, in);
+    PTL_MM_PLAIN_INIT(mm_args, la->output->diff, la->input->data, la->coeff->diff, out, 1, in, 0, NULL);
     struct linear_wg_job job = {
         .mgr = {.mm_args = &mm_args, .layer_type = LAYER_LINEAR, .step_type = STEP_WGT_GRAD,
          .matmul_type = LINEAR_MATMUL_TYPE(la->opt_matmul_type_wg)},
@@ -105,8 +87,7 @@ void LIN_NAME(bw_input_grads)(void *Linear_args)
     const LIN_ARGS *la = Linear_args;
     const int in = la->input->dim, out = la->output->dim;
     LIN_MM_ARGS mm_args;
-    memset(&mm_args, 0, sizeof mm_args);
-    linear_mm_operands(&mm_args, la->output->diff, la->coeff->data, la->input->diff, 1, out, in);
+    PTL_MM_PLAIN_INIT(mm_args, la->output->diff, la->coeff->data, la->input->diff, 1, out, in, 0, NULL);
     LIN_MGR_ARGS mgr = {.mm_args = &mm_args, .layer_type = LAYER_LINEAR, .step_type = STEP_IN_GRAD,
                         .matmul_type = LINEAR_MATMUL_TYPE(la->opt_matmul_type_ig)};
     pi_cl_team_fork(NUM_CORES, LIN_MM_MANAGER, &mgr);

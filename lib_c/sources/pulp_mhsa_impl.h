@@ -11,9 +11,8 @@
  *   MH_SCALE_FW(hd), MH_SCALE_BW(hd)   the score scale s as a float
  * It defines static mhsa_fw() and mhsa_bw(), each taking the args struct.
  */
-#include <string.h>
-
 #include "pulp_core_block.h"
+#include "pulp_mm_args.h"
 
 #ifdef OPTIMIZE
 #define MH_MATMUL_TYPE(opt) (opt)
@@ -28,20 +27,7 @@ static void mh_matmul(MH_T *A, MH_T *B, MH_T *C, int N, int K, int M, int trans_
                       int step_type, int type)
 {
     MH_MM_ARGS mm;
-    memset(&mm, 0, sizeof mm);
-    mm.A = A;
-    mm.B = B;
-    mm.C = C;
-    mm.N = N;
-    mm.K = K;
-    mm.M = M;
-    mm.trans_B = trans_B;
-    if (bias_rows) {
-        mm.bias = bias_rows;
-        mm.bias_dim = N;
-        mm.USE_BIASES = 1;
-        mm.bias_transposed = 1;
-    }
+    PTL_MM_PLAIN_INIT(mm, A, B, C, N, K, M, trans_B, bias_rows);
     MH_MM_MANAGER_ARGS mgr = {.mm_args = &mm, .layer_type = LAYER_LINEAR, .step_type = step_type,
                               .matmul_type = MH_MATMUL_TYPE(type)};
     pi_cl_team_fork(NUM_CORES, MH_MM_MANAGER, &mgr);
