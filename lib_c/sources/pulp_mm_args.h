@@ -14,6 +14,8 @@
  * FW, 23% of a small FP16 MHSA BW); the volatile stores stay stores. */
 #define PTL_MM_PLAIN_INIT(MM, A_, B_, C_, N_, K_, M_, TRANS_B, BIAS_ROWS)                              \
     do {                                                                                               \
+        _Static_assert(sizeof(MM) == 4 * sizeof(void *) + 20 * sizeof(int), /* a new field: set it */   \
+                       "matMul_args has fields that this macro leaves unset");                         \
         volatile __typeof__(MM) *mm_ = &(MM);                                                          \
         mm_->A = (A_), mm_->B = (B_), mm_->C = (C_);                                                   \
         mm_->N = (N_), mm_->M = (M_), mm_->K = (K_), mm_->trans_B = (TRANS_B);                         \
