@@ -16,7 +16,7 @@
  * (and their gradient) are Co x Ci in CHW and Ci x Co in HWC, as the
  * published API has them.
  */
-#include <string.h>
+#include "pulp_mm_args.h"
 
 #include "pulp_conv_ranges.h"
 
@@ -57,20 +57,10 @@ static void pw_team(void *job_ptr)
 static void pw_run(CONV_T *A, CONV_T *B, CONV_T *C, int N, int K, int M, int trans_B, int HWC,
                    int step, int matmul_type, const CONV_T *src, CONV_T *dst, int rows, int cols)
 {
-    struct pw_job job;
-    memset(&job, 0, sizeof job);
-    job.mm.A = A;
-    job.mm.B = B;
-    job.mm.C = C;
-    job.mm.N = N;
-    job.mm.K = K;
-    job.mm.M = M;
-    job.mm.trans_B = trans_B;
+    struct pw_job job; /* every field set: no memset (pulp_mm_args.h) */
+    PTL_MM_PLAIN_INIT(job.mm, A, B, C, N, K, M, trans_B, NULL);
     job.mm.HWC = HWC;
-    job.mgr.mm_args = &job.mm;
-    job.mgr.layer_type = LAYER_PW_CONV;
-    job.mgr.step_type = step;
-    job.mgr.matmul_type = matmul_type;
+    PTL_MGR_INIT(job.mgr, &job.mm, LAYER_PW_CONV, step, matmul_type);
     job.src = src;
     job.dst = dst;
     job.rows = rows;

@@ -1,6 +1,7 @@
 /*
- * pulp_mm_args.h (internal): the matMul_args of a plain product, for the
- * layers that run one through mm_manager (linear, MHSA).
+ * pulp_mm_args.h (internal): the matMul_args and mm_manager_args of a
+ * product, for the layers that run one through mm_manager (linear, MHSA,
+ * pointwise and transposed convolution).
  */
 #ifndef PULP_MM_ARGS_H
 #define PULP_MM_ARGS_H
@@ -25,6 +26,16 @@
         mm_->bias_dim = (BIAS_ROWS) ? (N_) : 0;                                                        \
         mm_->USE_BIASES = mm_->bias_transposed = (BIAS_ROWS) != 0;                                     \
         mm_->HWC = 0;                                                                                  \
+    } while (0)
+
+/* Sets every field of MGR, a struct mm_manager_args of either element type
+ * (five fields: no memset to avoid). */
+#define PTL_MGR_INIT(MGR, MM_ARGS, LAYER, STEP, MATMUL_TYPE)                                           \
+    do {                                                                                               \
+        _Static_assert(sizeof(MGR) == sizeof(struct { void *p[2]; int i[3]; }), /* a new field: set it */ \
+                       "mm_manager_args has fields that this macro leaves unset");                     \
+        (MGR).mm_args = (MM_ARGS), (MGR).mm_dw_args = NULL;                                            \
+        (MGR).layer_type = (LAYER), (MGR).step_type = (STEP), (MGR).matmul_type = (MATMUL_TYPE);       \
     } while (0)
 
 #endif /* PULP_MM_ARGS_H */

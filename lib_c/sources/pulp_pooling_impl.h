@@ -22,6 +22,7 @@
  * overlap (no atomics, no barrier, and the summation order of an element is
  * the same for every core count).
  */
+#include "pulp_elem_loops.h"
 #include "pulp_train_defines.h"
 
 struct pool_geom {
@@ -190,8 +191,7 @@ static int pool_window_argmax(const POOL_T *win, int W, int Hk, int Wk)
 static void pool_max_bw_band(const struct pool_geom *g, const POOL_T *x_c, const POOL_T *dy_c,
                              POOL_T *dx_c, int r0, int r1)
 {
-    for (int i = r0 * g->W; i < r1 * g->W; i++)
-        dx_c[i] = POOL_ZERO;
+    PTL_FILL_ELEMS(dx_c + r0 * g->W, (r1 - r0) * g->W, POOL_ZERO);
     const int oh0 = pool_first_window(r0, g->Hk, g->Hs);
     const int oh1 = pool_last_window(r1 - 1, g->Hs, g->Ho);
     const int lo = r0 * g->W, hi = r1 * g->W; /* owned offsets in the channel */

@@ -26,9 +26,9 @@
  *   IG, WG: k = co*w_co + kh*w_kh + kw*w_kw, the offset of (co, kh, kw) inside
  *   one ci block of W in its layout.
  */
-#include <string.h>
-
 #include "pulp_conv_ranges.h"
+#include "pulp_elem_loops.h"
+#include "pulp_mm_args.h"
 
 #ifdef OPTIMIZE
 #define TC_MATMUL_TYPE(opt) (opt)
@@ -283,8 +283,8 @@ static void tc_fw_team(void *job_ptr)
         conv_core_slice(g->Co, &first, &last);
         for (int co = first; co < last; co++)
             for (int ci = 0; ci < g->Ci; ci++)
-                memcpy(a->bt_buffer + (co * g->Ci + ci) * taps, a->coeff->data + ci * g->w_ci + co * taps,
-                       (size_t)taps * sizeof(CONV_T));
+                PTL_COPY_ELEMS(a->bt_buffer + (co * g->Ci + ci) * taps, a->coeff->data + ci * g->w_ci + co * taps,
+                               taps);
     }
     pi_cl_team_barrier();
     CONV_MM_MANAGER(&job->mgr);
@@ -330,52 +330,50 @@ static void tc_wg_team(void *job_ptr)
     CONV_MM_MANAGER(&job->mgr);
 }
 
-/* Sets up the job (geometry and the step's product) and runs team on it. */
+/* Sets up the job (geometry and the step's product) and runs team on it.
+ * Every field is set, none by memset (pulp_mm_args.h). */
 static void tc_fork(const TC_ARGS *a, int step, void (*team)(void *))
 {
     struct tc_job job;
-    memset(&job, 0, sizeof job);
     job.args = a;
     struct tc_geom *g = &job.g;
-    CONV_MM_ARGS *mm = &job.mm;
     tc_geometry(a, g);
     const int P_in = g->H * g->W, P_out = g->Ho * g->Wo;
     const int K_fw = g->Ci * g->Hk * g->Wk, K_bw = g->Co * g->Hk * g->Wk;
-    int type;
+    CONV_T *A, *B, *C;
+    int N, M, K, trans_B = 0, type;
     if (step == STEP_FW) {
         type = a->opt_matmul_type_fw;
-        if (a->HWC) { /* out[P_out x Co] = row[P_out x K] . W[K x Co] */
-            mm->A = a->i2c_buffer, mm->B = a->coeff->data, mm->N = P_out, mm->M = g->Co;
-            mm->bias_transposed = 0; /* one bias per column */
-        } else {      /* out[Co x P_out] = bt[Co x K] . col[K x P_out] */
-            mm->A = a->bt_buffer, mm->B = a->i2c_buffer, mm->N = g->Co, mm->M = P_out;
-            mm->bias_transposed = 1; /* one bias per row */
-        }
-        mm->C = a->output->data, mm->K = K_fw;
-        if (a->USE_BIASES)
-            mm->bias = a->bias->data, mm->bias_dim = g->Co, mm->USE_BIASES = 1;
+        if (a->HWC) /* out[P_out x Co] = row[P_out x K] . W[K x Co] */
+            A = a->i2c_buffer, B = a->coeff->data, N = P_out, M = g->Co;
+        else        /* out[Co x P_out] = bt[Co x K] . col[K x P_out] */
+            A = a->bt_buffer, B = a->i2c_buffer, N = g->Co, M = P_out;
+        C = a->output->data, K = K_fw;
     } else if (step == STEP_IN_GRAD) {
         type = a->opt_matmul_type_ig;
         if (a->HWC) /* dIn[P_in x Ci] = row[P_in x K] . W^T, W stored Ci x K */
-            mm->A = a->i2c_buffer, mm->B = a->coeff->data, mm->N = P_in, mm->M = g->Ci, mm->trans_B = 1;
+            A = a->i2c_buffer, B = a->coeff->data, N = P_in, M = g->Ci, trans_B = 1;
         else        /* dIn[Ci x P_in] = W[Ci x K] . col[K x P_in] */
-            mm->A = a->coeff->data, mm->B = a->i2c_buffer, mm->N = g->Ci, mm->M = P_in;
-        mm->C = a->input->diff, mm->K = K_bw;
+            A = a->coeff->data, B = a->i2c_buffer, N = g->Ci, M = P_in;
+        C = a->input->diff, K = K_bw;
     } else {
         type = a->opt_matmul_type_wg;
         if (a->HWC) /* dW[Ci x K] = in^T[Ci x P_in] . row[P_in x K] */
-            mm->A = a->bt_buffer, mm->B = a->i2c_buffer;
+            A = a->bt_buffer, B = a->i2c_buffer;
         else        /* dW[Ci x K] = in[Ci x P_in] . col^T, col stored K x P_in */
-            mm->A = a->input->data, mm->B = a->i2c_buffer, mm->trans_B = 1;
-        mm->C = a->coeff->diff, mm->N = g->Ci, mm->M = K_bw, mm->K = P_in;
+            A = a->input->data, B = a->i2c_buffer, trans_B = 1;
+        C = a->coeff->diff, N = g->Ci, M = K_bw, K = P_in;
     }
+    /* FW's bias: one per row of C in CHW (Co x P_out), one per column in HWC. */
+    CONV_T *const bias = step == STEP_FW && a->USE_BIASES ? a->bias->data : NULL;
+    CONV_MM_ARGS *mm = &job.mm;
+    PTL_MM_PLAIN_INIT(job.mm, A, B, C, N, K, M, trans_B, bias);
+    if (bias && a->HWC)
+        mm->bias_dim = g->Co, mm->bias_transposed = 0;
     mm->H = g->H, mm->W = g->W, mm->pH = g->Hk, mm->pW = g->Wk, mm->pCin = g->Ci, mm->pCout = g->Co;
     mm->stride_h = g->sh, mm->stride_w = g->sw, mm->HWC = a->HWC;
     mm->Lpad = a->inLpad, mm->Rpad = a->inRpad, mm->Upad = a->inUpad, mm->Dpad = a->inDpad;
-    job.mgr.mm_args = mm;
-    job.mgr.layer_type = LAYER_CONV2D;
-    job.mgr.step_type = step;
-    job.mgr.matmul_type = TC_MATMUL_TYPE(type);
+    PTL_MGR_INIT(job.mgr, mm, LAYER_CONV2D, step, TC_MATMUL_TYPE(type));
     pi_cl_team_fork(NUM_CORES, team, &job);
 }
 
