@@ -58,7 +58,43 @@ void pi_perf_start(void);
 void pi_perf_stop(void);
 unsigned int pi_perf_read(int event);
 
-/* ---- DMA: emulated with memcpy, completed on issue ------------------------ */
+/* ---- DMA: emulated by a core copy, completed on issue ---------------------- */
+
+/* A word, a half-word and a byte of any object: the copy below reads and
+ * writes the library's floats and halves through them. */
+typedef uint32_t __attribute__((may_alias)) ptl_dma_word;
+typedef uint16_t __attribute__((may_alias)) ptl_dma_half;
+typedef uint8_t __attribute__((may_alias)) ptl_dma_byte;
+
+#define PTL_DMA_COPY_BY(T, dst, src, n)                                     \
+    do {                                                                    \
+        volatile T *to_ = (volatile T *)(dst);                              \
+        const T *from_ = (const T *)(src);                                  \
+        for (uint32_t n_ = (n); n_; n_--)                                   \
+            *to_++ = *from_++;                                              \
+    } while (0)
+
+/* The transfer a DMA engine would make, made by the calling core, by the
+ * widest unit that both ends and the size allow: a library's DMA variant is
+ * charged this copy on every target (GVSOC's cluster DMA serves the runner's
+ * far memory, runtime/runner/far_memory.c, not these calls). Not memmove: Debian's picolibc is
+ * built for size, and its memmove is a byte loop of 6 instructions a byte,
+ * five times the words' cost. The stores are volatile so that the compiler
+ * keeps the loops and does not call memcpy; the function is not inlined, so
+ * that it does not take the registers of the library's loop around it. Like
+ * a DMA, it does not make overlapping transfers right: the library's are
+ * between L2 and L1. */
+static __attribute__((noinline, unused)) void ptl_dma_copy(void *dst, const void *src, uint32_t size)
+{
+    const uintptr_t align = (uintptr_t)dst | (uintptr_t)src | size;
+    if ((align & 3) == 0)
+        PTL_DMA_COPY_BY(ptl_dma_word, dst, src, size / 4);
+    else if ((align & 1) == 0)
+        PTL_DMA_COPY_BY(ptl_dma_half, dst, src, size / 2);
+    else
+        PTL_DMA_COPY_BY(ptl_dma_byte, dst, src, size);
+}
+
 typedef enum {
     PI_CL_DMA_DIR_LOC2EXT = 0,
     PI_CL_DMA_DIR_EXT2LOC = 1,
@@ -84,9 +120,9 @@ static inline void pi_cl_dma_cmd(uint32_t ext, uint32_t loc, uint32_t size,
 {
     void *e = (void *)(uintptr_t)ext, *l = (void *)(uintptr_t)loc;
     if (dir == PI_CL_DMA_DIR_EXT2LOC)
-        memmove(l, e, size);
+        ptl_dma_copy(l, e, size);
     else
-        memmove(e, l, size);
+        ptl_dma_copy(e, l, size);
     if (cmd)
         cmd->id = 0;
 }
