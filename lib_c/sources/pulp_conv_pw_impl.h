@@ -16,9 +16,8 @@
  * (and their gradient) are Co x Ci in CHW and Ci x Co in HWC, as the
  * published API has them.
  */
-#include "pulp_mm_args.h"
-
 #include "pulp_conv_ranges.h"
+#include "pulp_mm_args.h"
 
 #ifdef OPTIMIZE
 #define PW_MATMUL_TYPE(opt) (opt)

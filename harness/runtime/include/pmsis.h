@@ -77,13 +77,13 @@ typedef uint8_t __attribute__((may_alias)) ptl_dma_byte;
 /* The transfer a DMA engine would make, made by the calling core, by the
  * widest unit that both ends and the size allow: a library's DMA variant is
  * charged this copy on every target (GVSOC's cluster DMA serves the runner's
- * far memory, runtime/runner/far_memory.c, not these calls). Not memmove: Debian's picolibc is
- * built for size, and its memmove is a byte loop of 6 instructions a byte,
- * five times the words' cost. The stores are volatile so that the compiler
- * keeps the loops and does not call memcpy; the function is not inlined, so
- * that it does not take the registers of the library's loop around it. Like
- * a DMA, it does not make overlapping transfers right: the library's are
- * between L2 and L1. */
+ * far memory, runtime/runner/far_memory.c, not these calls). Not memmove:
+ * Debian's picolibc is built for size, and its memmove is a byte loop of 6
+ * instructions a byte, five times the words' cost. The stores are volatile
+ * so that the compiler keeps the loops and does not call memcpy; the
+ * function is not inlined, so that it does not take the registers of the
+ * library's loop around it. Like a DMA, it does not make overlapping
+ * transfers right: the library's are between L2 and L1. */
 static __attribute__((noinline, unused)) void ptl_dma_copy(void *dst, const void *src, uint32_t size)
 {
     const uintptr_t align = (uintptr_t)dst | (uintptr_t)src | size;
