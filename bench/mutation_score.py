@@ -93,6 +93,8 @@ FAMILIES = [
     Family("dropout", ("pulp_dropout_*",), ("dropout",), "dropout"),
     Family("random", ("pulp_random.c",), ("dropout",), "random_float|random_bernoulli|random_stream|dropout"),
     Family("embedding", ("pulp_embedding_*",), ("embedding",), "embedding"),
+    Family("elem_loops", ("pulp_elem_loops.h",), ("pool", "conv_dw_pw", "embedding"),
+           "maxpool|transp_conv2d|embedding", "train_cnn"),
     Family("instnorm", ("pulp_instnorm_*",), ("norm",), "instnorm", "train_dsblock"),
     Family("norms", ("pulp_norms_*",), ("norm",), "batchnorm|layernorm|nonorm|rmsnorm|sum_of_squares|weighted_scaling",
            "train_transformer"),

@@ -515,8 +515,8 @@ MUTATIONS = [
              "mhsa-fp32-bw-L7xE8xF8xheads4-mm_unroll_4x1-c8"),
     Mutation("embedding_reads_the_previous_row",
              "sources/pulp_embedding_fp16.c",
-             "a->embeds + (long)a->ids[i] * a->embed_dim",
-             "a->embeds + (long)(a->ids[i] > 0 ? a->ids[i] - 1 : 0) * a->embed_dim",
+             "a->embeds + (long)a->ids[i] * n",
+             "a->embeds + (long)(a->ids[i] > 0 ? a->ids[i] - 1 : 0) * n",
              "embedding-fp16-fw-rows9xembed_dim8xvocab200",
              "embedding-fp16-fw-rows9xembed_dim8xvocab200-direct-c3"),
 ]
