@@ -5,6 +5,7 @@ prints the kill rate per family and every survivor with its reviewed class.
 
     python bench/mutation_score.py --sample 160 --seed 1     # the wide net
     python bench/mutation_score.py --only 3f2a9c01d4         # one mutant again (its id)
+    python bench/mutation_score.py --family elem_loops       # every site of a family
     python bench/mutation_score.py --reviewed                # every reviewed survivor again
     python bench/mutation_score.py --list                    # the sites per family
     python bench/mutation_score.py --combine a.csv b.csv     # one summary of runs that split a sample
@@ -436,11 +437,36 @@ def write_csv(path: Path, results: list[tuple[Mutant, Family, Outcome]], reviews
                           o.variants, f"{o.seconds:.1f}"])
 
 
+def choose(args, by_family: dict[str, list[Mutant]], reviews: dict) -> tuple[list[Mutant], str]:
+    """The mutants a run asks for (--only, --family, --reviewed, else the
+    seeded sample), each once, and how to say which."""
+    everything = {m.id: m for ms in by_family.values() for m in ms}
+    if not (args.only or args.reviewed or args.family):
+        chosen = stratified_sample(by_family, args.sample, args.seed)
+        return chosen, (f"{len(chosen)} sampled (seed {args.seed}) over "
+                        f"{len({family_of(m.file).name for m in chosen})} families")
+    unknown = [i for i in args.only or [] if i not in everything]
+    if unknown:
+        raise SystemExit(f"no mutant has the id {', '.join(unknown)}; `--list` counts the sites, and the "
+                         f"progress lines print each mutant's id")
+    names = [f.name for f in FAMILIES]
+    strangers = [name for name in args.family or [] if name not in names]
+    if strangers:
+        raise SystemExit(f"no family is called {', '.join(strangers)}; the families: {', '.join(names)}")
+    picked = [everything[i] for i in args.only or []]
+    picked += [m for name in args.family or [] for m in by_family.get(name, [])]
+    picked += [m for m in everything.values() if args.reviewed and m.key in reviews]
+    chosen = list({m.id: m for m in picked}.values())   # each once, in the order asked
+    return chosen, f"{len(chosen)} chosen mutants"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sample", type=int, default=160, help="mutants to run (default 160)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", nargs="+", metavar="ID", help="run these mutants (ids as printed)")
+    parser.add_argument("--family", nargs="+", metavar="NAME",
+                        help="run every mutant of these families (names as --list prints them)")
     parser.add_argument("--reviewed", action="store_true", help="run every mutant of the survivors file")
     parser.add_argument("--list", action="store_true", help="print the sites per family and exit")
     parser.add_argument("--combine", nargs="+", type=Path, metavar="CSV",
@@ -473,17 +499,7 @@ def main(argv=None) -> int:
             raise SystemExit(f"mutants in more than one of the files: {', '.join(repeated)}")
         print(f"{len(results)} mutants from {len(args.combine)} runs\n\n" + summary(results, reviews)[0])
         return 0
-    if args.only or args.reviewed:
-        unknown = [i for i in args.only or [] if i not in everything]
-        if unknown:
-            raise SystemExit(f"no mutant has the id {', '.join(unknown)}; `--list` counts the sites, and the "
-                             f"progress lines print each mutant's id")
-        chosen = [everything[i] for i in args.only or []]
-        chosen += [m for m in everything.values() if args.reviewed and m.key in reviews and m not in chosen]
-        what = f"{len(chosen)} chosen mutants"
-    else:
-        chosen = stratified_sample(by_family, args.sample, args.seed)
-        what = f"{len(chosen)} sampled (seed {args.seed}) over {len({family_of(m.file).name for m in chosen})} families"
+    chosen, what = choose(args, by_family, reviews)
     print(f"{len(everything)} mutation sites in lib_c/sources; running {what}", flush=True)
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="ptl-mutscore-"))

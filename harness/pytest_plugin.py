@@ -129,6 +129,9 @@ class PtlPlugin:
             self.shard = sharding.parse_shard(config.getoption("shard")) if config.getoption("shard") else None
         except sharding.ShardError as exc:
             raise pytest.UsageError(str(exc)) from None
+        trainlib = Path(config.getoption("trainlib"))
+        if not trainlib.exists():   # a typo: one line now, not a build failure for every variant
+            raise pytest.UsageError(f"--trainlib {trainlib}: no such file or directory")
         self.foreign_toolchain: str | None = None     # how the baseline's toolchain differs from this one
         self.baseline = self._load_baseline() if config.getoption("perf_gate") else None
         expect = config.getoption("expect")

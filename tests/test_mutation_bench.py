@@ -173,3 +173,13 @@ def test_runs_that_split_a_sample_combine_into_one_summary_and_a_mutant_twice_is
     assert "3 mutants from 2 runs" in out and "kill rate: 2 of 2 non-equivalent mutants (100.0%)" in out
     with pytest.raises(SystemExit, match=f"more than one of the files: {mutants[0].id}"):
         bench.main(["--combine", str(paths[0]), str(paths[0])])
+
+
+def test_family_chooses_every_site_of_the_family_once_and_an_unknown_name_is_refused():
+    by_family = bench.all_mutants()
+    args = bench.argparse.Namespace(only=None, reviewed=False, sample=160, seed=1,
+                                    family=["elem_loops", "elem_loops"])
+    chosen, what = bench.choose(args, by_family, {})
+    assert chosen == by_family["elem_loops"] and what == f"{len(chosen)} chosen mutants"
+    with pytest.raises(SystemExit, match="no family is called elem_loop; the families: act, "):
+        bench.choose(bench.argparse.Namespace(only=None, reviewed=False, family=["elem_loop"]), by_family, {})

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from harness.kernels import kernel_table
 from tests.test_mutations import LIBRARY, run_slice
 
+ROOT = Path(__file__).resolve().parent.parent
 SLICE = "matmul-fp32-fw-N9xM4xK8-trans_B1"
 FP32_KERNELS = len(kernel_table("fp32"))   # every kernel x 6 core counts in SLICE
 
@@ -29,6 +33,17 @@ def test_second_run_with_nothing_changed_compiles_nothing_and_generates_no_golde
     assert second["builds_compiled"] == 0 and second["golden_generated"] == 0
     assert second["builds_reused"] >= 1 and second["golden_reused"] == 1
     assert {r["outcome"] for r in rows} == {"passed"} and len(rows) == FP32_KERNELS * 6
+
+
+def test_a_trainlib_path_that_does_not_exist_is_one_usage_error_before_anything_builds(tmp_path):
+    missing = tmp_path / "pulp-trainlb"   # a typo
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "-q",
+                             "-p", "no:xdist", "--target", "host", "--trainlib", str(missing),
+                             "--reports-dir", str(tmp_path / "reports")],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 4, result.stdout + result.stderr   # pytest's usage error
+    assert result.stderr.strip() == f"ERROR: --trainlib {missing}: no such file or directory"
+    assert not (tmp_path / "reports").exists()
 
 
 def test_a_library_that_does_not_build_fails_each_case_as_build_with_the_compiler_message(tmp_path):
