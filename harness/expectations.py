@@ -55,7 +55,10 @@ An entry with neither `classes` nor `message` never covers a build failure.
 
 A variant that fails becomes an expected failure (xfail), labelled with the
 kind and reason of the first entry that matches it and covers its failure;
-a variant that passes although an entry matches it is reported as fixed.
+a variant that passes although an entry matches it is reported as fixed,
+unless that entry covered a failure in the same run: then the pass is
+"passed beside" the entry's failures (an entry that names a family matches
+many variants that never failed).
 Everything else that fails is a new failure.
 """
 from __future__ import annotations
@@ -73,7 +76,18 @@ from harness.toml_input import TomlInputError, read_toml
 KINDS = ("bug", "unsupported")
 FIELDS = {"kind", "reason", "tests", "feature", "classes", "message", "sanitize"}
 # Outcome labels of a variant that an entry matched, as the reports name them.
-KNOWN_BUG, UNSUPPORTED, FIXED = "known_bug", "unsupported", "fixed"
+# A pass is `fixed` when its entry covered no failure in the run; where the
+# entry did (its patterns are wider than the bug), the pass is `passed_beside`
+# the entry's failures, which says nothing about the bug.
+KNOWN_BUG, UNSUPPORTED, FIXED, PASSED_BESIDE = "known_bug", "unsupported", "fixed", "passed_beside"
+
+
+def passes_beside_failures(labelled: list[tuple[str, str, str]]) -> set[str]:
+    """Of (test id, label, entry index) for every variant an entry matched,
+    the ids of the fixed passes whose entry covered a failure in the same
+    run: those are passed_beside, not fixed."""
+    covering = {str(entry) for _, label, entry in labelled if label in (KNOWN_BUG, UNSUPPORTED)}
+    return {test_id for test_id, label, entry in labelled if label == FIXED and str(entry) in covering}
 
 
 class ExpectationsError(ValueError):

@@ -36,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import perf_gate, sharding
+from harness import expectations, perf_gate, sharding
 from harness.reports import (CSV_COLUMNS, completeness, incomplete, write_csv_records, write_junit_cases,
                              write_summary)
 
@@ -206,6 +206,25 @@ def check(shards: list[Shard]) -> None:
         check_files_agree(shard)
 
 
+def _settle_fixed(rows: list[dict], cases: list[ET.Element]) -> None:
+    """A shard calls a pass `fixed` when its entry covered no failure in that
+    shard; across the shards, the entry may have: relabel such passes
+    passed_beside in the rows and the JUnit cases alike."""
+    labels = {}
+    for case in cases:
+        props = {p.get("name"): p for p in case.iterfind("properties/property")}
+        if "expectation" in props and "expect_entry" in props:
+            labels[case.get("name")] = props
+    beside = expectations.passes_beside_failures(
+        [(test_id, props["expectation"].get("value"), props["expect_entry"].get("value"))
+         for test_id, props in labels.items()])
+    for test_id in beside:
+        labels[test_id]["expectation"].set("value", expectations.PASSED_BESIDE)
+    for row in rows:
+        if row["test_id"] in beside:
+            row["expectation"] = expectations.PASSED_BESIDE
+
+
 def merged_summary(shards: list[Shard], rows: list[dict]) -> dict:
     first = shards[0].summary
     outcomes = Counter(row["outcome"] for row in rows)
@@ -225,9 +244,11 @@ def merged_summary(shards: list[Shard], rows: list[dict]) -> dict:
         summary["perf"] = perf_gate.summarise({row["test_id"]: row.get("perf") for row in rows},
                                               gated[0]["baseline"], gated[0]["threshold"],
                                               gated[0].get("baseline_digest"), gated[0].get("foreign_toolchain"))
-    expectations = [s.summary.get("expectations") or {} for s in shards]
-    summary["expectations"] = {key: sum(e.get(key, 0) for e in expectations)
-                               for key in ("new_failures", "known_bug", "unsupported", "fixed")}
+    labels = Counter(row["expectation"] for row in rows if row.get("expectation"))
+    summary["expectations"] = {
+        "new_failures": sum(row["outcome"] in ("failed", "error") and not row.get("expectation") for row in rows),
+        **{label: labels[label] for label in (expectations.KNOWN_BUG, expectations.UNSUPPORTED,
+                                              expectations.FIXED, expectations.PASSED_BESIDE)}}
     seconds = [s.summary.get("seconds") for s in shards if s.summary.get("seconds")]
     if len(seconds) == len(shards):
         summary["balance"] = round(max(seconds) / statistics.mean(seconds), 3)
@@ -240,6 +261,7 @@ def merge(directories: list[Path], out: Path) -> dict:
     check(shards)
     rows = sorted((row for shard in shards for row in shard.rows), key=lambda row: row["test_id"])
     cases = sorted((case for shard in shards for case in shard.cases), key=lambda case: case.get("name", ""))
+    _settle_fixed(rows, cases)
     summary = merged_summary(shards, rows)
     write_csv_records(rows, out / "results.csv")
     write_junit_cases(cases, out / "junit.xml",

@@ -32,7 +32,7 @@ from harness.board import pytest_board
 from harness.buildcache import digest_files
 from harness.cases import FEATURES, Variant
 from harness.child_process import die_with_parent_now
-from harness.expectations import FIXED, KNOWN_BUG, UNSUPPORTED, Expectations, ExpectationsError
+from harness.expectations import FIXED, KNOWN_BUG, PASSED_BESIDE, UNSUPPORTED, Expectations, ExpectationsError
 from harness.failures import CaseFailure
 from harness.files import write_atomically
 from harness.reports import ReportRow, completeness, write_csv, write_junit, write_summary
@@ -408,6 +408,7 @@ class PtlPlugin:
             return
         out = Path(self.config.getoption("reports_dir"))
         self.rows.sort(key=lambda r: r.test_id)
+        self._settle_fixed()
         outcomes = defaultdict(int)
         for row in self.rows:
             outcomes[row.outcome] += 1
@@ -463,6 +464,16 @@ class PtlPlugin:
                                    str(self.baseline_path), self.config.getoption("perf_threshold"),
                                    digest_files([self.baseline_path]), self.foreign_toolchain)
 
+    def _settle_fixed(self) -> None:
+        """A pass under an entry that covered a failure in this run is
+        passed_beside, not fixed: known only once every variant has run."""
+        beside = expectations.passes_beside_failures(
+            [(row.test_id, row.properties["expectation"], row.properties["expect_entry"])
+             for row in self.rows if row.properties.get("expectation")])
+        for row in self.rows:
+            if row.test_id in beside:
+                row.properties["expectation"] = PASSED_BESIDE
+
     def _expectation_summary(self) -> dict:
         """New failures, known bugs, unsupported paths and fixed variants, and
         the --expect entries that matched nothing in this run."""
@@ -475,7 +486,7 @@ class PtlPlugin:
                 matched.add(int(row.properties["expect_entry"]))
             elif row.outcome in ("failed", "error"):
                 labels["new_failures"].append(row.test_id)
-        summary = {key: len(labels[key]) for key in ("new_failures", KNOWN_BUG, UNSUPPORTED, FIXED)}
+        summary = {key: len(labels[key]) for key in ("new_failures", KNOWN_BUG, UNSUPPORTED, FIXED, PASSED_BESIDE)}
         summary["file"] = self.expectations.source or None
         summary["fixed_ids"] = labels[FIXED]
         summary["unmatched_entries"] = [e.describe() for e in self.expectations.unmatched(matched)]
@@ -528,7 +539,7 @@ class PtlPlugin:
             e = self._expectation_summary()
             terminalreporter.write_line(
                 f"ptl expectations ({e['file']}): new failures {e['new_failures']}, known bugs {e[KNOWN_BUG]}, "
-                f"unsupported {e[UNSUPPORTED]}, fixed {e[FIXED]}")
+                f"unsupported {e[UNSUPPORTED]}, fixed {e[FIXED]}, passed beside known failures {e[PASSED_BESIDE]}")
             for test_id in e["fixed_ids"][:10]:
                 terminalreporter.write_line(f"ptl fixed (expected to fail, passed): {test_id}")
             if len(e["fixed_ids"]) > 10:

@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 
@@ -213,7 +214,9 @@ def test_the_summary_separates_new_failures_known_bugs_unsupported_paths_and_fix
     """lib_c with its FP16 pooling source broken: maxpool fp16 cases are
     declared unsupported (build, naming the file), one passing avgpool fp32
     case is declared a bug (so it is "fixed"), and the avgpool fp16 build
-    failures are new: the entry for them names another file."""
+    failures are new: the entry for them names another file. The maxpool
+    entry also names a passing fp32 case: those passes sit beside the
+    entry's failures, and are not "fixed"."""
     library = tmp_path / "lib_c"
     shutil.copytree(DEFAULT_LIBRARY, library)
     source = library / "sources" / "pulp_pooling_fp16.c"
@@ -221,7 +224,7 @@ def test_the_summary_separates_new_failures_known_bugs_unsupported_paths_and_fix
     (tmp_path / "expect.toml").write_text("""
 [[expect]]
 kind = "unsupported"
-tests = ["maxpool-fp16-*"]
+tests = ["maxpool-fp16-*", "maxpool-fp32-fw-C1xH1xW1*"]
 classes = ["build"]
 message = "pulp_pooling_fp16.c"
 reason = "no fp16 pooling in this library"
@@ -248,24 +251,31 @@ reason = "stale"
                              "-p", "no:xdist", "--target", "host", "--trainlib", str(library),
                              "--expect", str(tmp_path / "expect.toml"), "--reports-dir", str(reports),
                              "--ptl-cache", str(tmp_path / "cache"),
-                             "-k", "(fp16 and fw and C1xH1xW1) or (avgpool and fp32 and fw and C1xH1xW1)"],
+                             "-k", "(fp16 and fw and C1xH1xW1) or (fp32 and fw and C1xH1xW1)"],
                             capture_output=True, text=True, cwd=ROOT, timeout=600)
     out = result.stdout + result.stderr
     assert "Traceback" not in out
     summary = json.loads((reports / "summary.json").read_text())
     e = summary["expectations"]
     cores = 3  # pool runs every case at 1, 3 and 8 cores
-    assert (e["new_failures"], e["unsupported"], e["known_bug"], e["fixed"]) == (cores, cores, 0, cores), e
+    assert (e["new_failures"], e["unsupported"], e["known_bug"], e["fixed"], e["passed_beside"]) == \
+        (cores, cores, 0, cores, cores), e
+    assert all(i.startswith("avgpool-fp32-") for i in e["fixed_ids"]) and len(e["fixed_ids"]) == cores
     assert e["unmatched_entries"] == [f"{tmp_path / 'expect.toml'}, entry 2 (tests avgpool-fp16-* and message "
                                       f"'pulp_conv2d_fp16.c')",
                                       f"{tmp_path / 'expect.toml'}, entry 4 (tests no-such-test-*)"]
-    assert summary["outcomes"] == {"failed": cores, "xfailed": cores, "passed": cores}
+    assert summary["outcomes"] == {"failed": cores, "xfailed": cores, "passed": 2 * cores}
     with open(reports / "results.csv", newline="") as handle:
         xfailed = [row for row in csv.DictReader(handle) if row["outcome"] == "xfailed"]
     assert len(xfailed) == cores
+    with open(reports / "results.csv", newline="") as handle:
+        passes = Counter((row["family"], row["expectation"]) for row in csv.DictReader(handle)
+                         if row["outcome"] == "passed")
+    assert passes == {("avgpool", "fixed"): cores, ("maxpool", "passed_beside"): cores}
     for row in xfailed:   # the expectation and the failure itself, not pytest's traceback of the xfail call
         assert row["message"].startswith("[unsupported] no fp16 pooling in this library"), row["message"][:300]
         assert f"runner unit pool/fp16 did not build" in row["message"] and "Variant(" not in row["message"]
-    assert f"new failures {cores}, known bugs 0, unsupported {cores}, fixed {cores}" in out
+    assert (f"new failures {cores}, known bugs 0, unsupported {cores}, fixed {cores}, "
+            f"passed beside known failures {cores}") in out
     assert "entry 4 (tests no-such-test-*) matched no test in this run" in out
     assert result.returncode == 1  # the new failures fail the run

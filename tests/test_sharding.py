@@ -221,3 +221,23 @@ _DAMAGE = [  # (name, damage to shard 2's reports, the merge's complaint)
      "results.csv: no column failure_class \\(expected the columns test_id, "),
     ("junit-xml", _edit_text("junit.xml", lambda t: t[:len(t) // 2]), "not a shard's reports .*junit.xml"),
 ]
+
+
+def test_a_pass_called_fixed_in_its_shard_sits_beside_its_entrys_failures_in_another_after_the_merge():
+    from harness.merge import _settle_fixed
+    labelled = {"a-c1": ("known_bug", "0"), "a-c3": ("fixed", "0"),    # entry 0 failed in shard 1 ...
+                "b-c1": ("fixed", "1"), "c-c1": ("", "")}                # ... entry 1 nowhere
+    rows = [{"test_id": i, "expectation": label} for i, (label, _) in labelled.items()]
+    cases = []
+    for test_id, (label, entry) in labelled.items():
+        case = ET.Element("testcase", name=test_id)
+        props = ET.SubElement(case, "properties")
+        if label:
+            ET.SubElement(props, "property", name="expectation", value=label)
+            ET.SubElement(props, "property", name="expect_entry", value=entry)
+        cases.append(case)
+    _settle_fixed(rows, cases)
+    assert {r["test_id"]: r["expectation"] for r in rows} == \
+        {"a-c1": "known_bug", "a-c3": "passed_beside", "b-c1": "fixed", "c-c1": ""}
+    assert [c.find("properties/property[@name='expectation']").get("value") for c in cases[:3]] == \
+        ["known_bug", "passed_beside", "fixed"]
