@@ -9,14 +9,12 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from harness.kernels import kernel_table
-from tests.test_mutations import LIBRARY, run_slice
+from tests.test_mutations import LIBRARY, ROOT, run_slice
 
-ROOT = Path(__file__).resolve().parent.parent
 SLICE = "matmul-fp32-fw-N9xM4xK8-trans_B1"
 FP32_KERNELS = len(kernel_table("fp32"))   # every kernel x 6 core counts in SLICE
 
