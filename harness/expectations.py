@@ -24,6 +24,13 @@ on "no new failures", as twister's quarantine lists do:
 
     [[expect]]
     kind = "bug"
+    tests = ["q_rsqrt-*"]
+    targets = ["host"]                           # only in runs on these targets
+    classes = ["numeric"]
+    reason = "reads a float's bits through a long: 8 bytes on the 64-bit host"
+
+    [[expect]]
+    kind = "bug"
     tests = ["train_ds_cnn-fp32-*"]
     sanitize = "address,undefined"               # only in runs built with these sanitizers
     classes = ["crash"]
@@ -34,6 +41,10 @@ Patterns match the variant id (what pytest shows between the brackets).
 An entry with `sanitize` applies only to runs built with that sanitizer set
 (`--sanitize`, host: one of harness.targets.host.SANITIZERS): there the
 sanitizer stops what an unchecked run lets pass, or fail in another way.
+An entry with `targets` applies only to runs on those targets (`--target`,
+after auto chose): where a bug shows on one target and another's memory
+layout or word size hides it, the entry says so, and the hidden target's
+passes are plain passes, not "fixed".
 The other entries apply to every run. An entry with both `tests` and
 `feature` matches a variant that has the feature and matches a pattern.
 
@@ -70,11 +81,12 @@ from pathlib import Path
 from typing import Protocol
 
 from harness import failures
+from harness.targets import target_names
 from harness.targets.host import SANITIZERS
 from harness.toml_input import TomlInputError, read_toml
 
 KINDS = ("bug", "unsupported")
-FIELDS = {"kind", "reason", "tests", "feature", "classes", "message", "sanitize"}
+FIELDS = {"kind", "reason", "tests", "feature", "classes", "message", "sanitize", "targets"}
 # Outcome labels of a variant that an entry matched, as the reports name them.
 # A pass is `fixed` when its entry covered no failure in the run; where the
 # entry did (its patterns are wider than the bug), the pass is `passed_beside`
@@ -110,6 +122,7 @@ class Expectation:
     where: str                 # "FILE, entry N", for messages
     message: str | None = None  # an fnmatch pattern searched for in the failure's message
     sanitize: str | None = None  # the sanitizer set of the runs it applies to; None: every run
+    targets: tuple[str, ...] = ()  # the targets of the runs it applies to; empty: every target
 
     def matches(self, variant_id: str, features: tuple[str, ...]) -> bool:
         if self.feature is not None and self.feature not in features:
@@ -133,6 +146,7 @@ class Expectation:
         what += [f"tests {', '.join(self.tests)}"] if self.tests else []
         what += [f"message {self.message!r}"] if self.message is not None else []
         what += [f"--sanitize {self.sanitize}"] if self.sanitize is not None else []
+        what += [f"targets {', '.join(self.targets)}"] if self.targets else []
         return f"{self.where} ({' and '.join(what)})"
 
 
@@ -159,9 +173,11 @@ class Expectations:
             raise ExpectationsError(f"--expect {path}: `expect` must be an array of tables ([[expect]])")
         return cls(tuple(_entry(e, f"{path}, entry {i + 1}") for i, e in enumerate(raw)), str(path))
 
-    def for_run(self, sanitize: str | None) -> "Expectations":
-        """The entries that apply to a run built with the sanitizer set `sanitize` (None: without one)."""
-        return Expectations(tuple(e for e in self.entries if e.sanitize in (None, sanitize)), self.source)
+    def for_run(self, sanitize: str | None, target: str) -> "Expectations":
+        """The entries that apply to a run on `target` built with the
+        sanitizer set `sanitize` (None: without one)."""
+        return Expectations(tuple(e for e in self.entries if e.sanitize in (None, sanitize)
+                                  and (not e.targets or target in e.targets)), self.source)
 
     def match(self, variant_id: str, features: tuple[str, ...],
               failure: Failure | None = None) -> Expectation | None:
@@ -222,7 +238,13 @@ def _entry(raw: dict, where: str) -> Expectation:
     if sanitize is not None and sanitize not in SANITIZERS:
         raise ExpectationsError(f"{where}: sanitize must be one of {', '.join(map(repr, SANITIZERS))} "
                                 f"(--sanitize), not {sanitize!r}")
-    return Expectation(kind, reason.strip(), tuple(tests), feature, tuple(classes), where, message, sanitize)
+    targets = raw.get("targets")
+    if targets is not None and (not isinstance(targets, list) or not targets
+                                or any(t not in target_names() for t in targets)):
+        raise ExpectationsError(f"{where}: targets must be a non-empty list of targets from "
+                                f"{', '.join(target_names())}, not {targets!r}")
+    return Expectation(kind, reason.strip(), tuple(tests), feature, tuple(classes), where, message, sanitize,
+                       tuple(targets or ()))
 
 
 def add_options(group) -> None:

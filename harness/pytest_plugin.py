@@ -136,8 +136,9 @@ class PtlPlugin:
         self.baseline = self._load_baseline() if config.getoption("perf_gate") else None
         expect = config.getoption("expect")
         try:
-            self.expectations = (Expectations.load(Path(expect)).for_run(config.getoption("sanitize")) if expect
-                                 else Expectations())
+            self.expectations = (Expectations.load(Path(expect)).for_run(config.getoption("sanitize"),
+                                                                         self.target.name)
+                                 if expect else Expectations())
         except ExpectationsError as exc:
             raise pytest.UsageError(str(exc)) from None
 

@@ -157,12 +157,34 @@ tests = ["conv_dw-*"]
 reason = "every run"
 """)
     crash = CaseFailure("crash", "runtime error: division by zero at pulp_conv2d_fp32.c:771:24")
-    assert e.for_run("address,undefined").match("train_ds_cnn-fp32-train-c1", (), crash) is e.entries[0]
+    assert e.for_run("address,undefined", "host").match("train_ds_cnn-fp32-train-c1", (), crash) is e.entries[0]
     for other in (None, "thread"):
-        run = e.for_run(other)
+        run = e.for_run(other, "host")
         assert run.match("train_ds_cnn-fp32-train-c1", ()) is None   # neither expected nor "fixed" there
         assert run.match("conv_dw-fp32-fw-C4-c8", (), NUMERIC) is e.entries[1]
     assert "--sanitize address,undefined" in e.entries[0].describe()
+
+
+def test_an_entry_with_targets_applies_only_to_runs_on_those_targets(tmp_path):
+    e = load(tmp_path, """
+[[expect]]
+kind = "bug"
+tests = ["q_rsqrt-*"]
+targets = ["host"]
+classes = ["numeric"]
+reason = "a long of 8 bytes on the host"
+
+[[expect]]
+kind = "bug"
+tests = ["conv_dw-*"]
+reason = "every target"
+""")
+    assert e.for_run(None, "host").match("q_rsqrt-fp32-fw-n7-direct-c1", (), NUMERIC) is e.entries[0]
+    for other in ("qemu", "gvsoc", "board"):
+        run = e.for_run(None, other)
+        assert run.match("q_rsqrt-fp32-fw-n7-direct-c1", ()) is None   # a pass there is a plain pass
+        assert run.match("conv_dw-fp32-fw-C4-c8", (), NUMERIC) is e.entries[1]
+    assert "targets host" in e.entries[0].describe()
 
 
 @pytest.mark.parametrize("text, says", [
@@ -177,6 +199,10 @@ reason = "every run"
     ("[[expect]]\nkind = 'bug'\ntests = ['x']\nreason = 'r'\nmessage = ['a']", "entry 1: message must be a non-empty"),
     ("[[expect]]\nkind = 'bug'\ntests = ['x']\nreason = 'r'\nsanitize = 'memory'",
      "entry 1: sanitize must be one of 'address,undefined', 'thread' (--sanitize), not 'memory'"),
+    ("[[expect]]\nkind = 'bug'\ntests = ['x']\nreason = 'r'\ntargets = ['fpga']",
+     "entry 1: targets must be a non-empty list of targets from board, gvsoc, host, qemu, not ['fpga']"),
+    ("[[expect]]\nkind = 'bug'\ntests = ['x']\nreason = 'r'\ntargets = []", "entry 1: targets must be a non-empty"),
+    ("[[expect]]\nkind = 'bug'\ntests = ['x']\nreason = 'r'\ntargets = 'host'", "entry 1: targets must be a non-empty"),
     # A build entry names what it expects to fail, or it would expect every build failure of its tests.
     ("[[expect]]\nkind = 'unsupported'\ntests = ['conv_dw-fp16-*']\nclasses = ['build']\nreason = 'r'",
      "entry 1: an entry for build failures (classes include \"build\") must name what fails to build: "
