@@ -78,6 +78,7 @@ import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Protocol
 
 from harness import failures
@@ -92,6 +93,23 @@ FIELDS = {"kind", "reason", "tests", "feature", "classes", "message", "sanitize"
 # entry did (its patterns are wider than the bug), the pass is `passed_beside`
 # the entry's failures, which says nothing about the bug.
 KNOWN_BUG, UNSUPPORTED, FIXED, PASSED_BESIDE = "known_bug", "unsupported", "fixed", "passed_beside"
+
+
+NEW_FAILURES = "new_failures"
+SUMMARY_KEYS = (NEW_FAILURES, KNOWN_BUG, UNSUPPORTED, FIXED, PASSED_BESIDE)
+
+
+def summary_groups(variants: Iterable[tuple[str, str, str | None]]) -> dict[str, list[str]]:
+    """Of (test id, outcome, expectation label) for every variant of a run,
+    the ids under each key of SUMMARY_KEYS: each label's, and new_failures
+    for a failure that no entry expected."""
+    groups = {key: [] for key in SUMMARY_KEYS}
+    for test_id, outcome, label in variants:
+        if label:
+            groups[label].append(test_id)
+        elif outcome in ("failed", "error"):
+            groups[NEW_FAILURES].append(test_id)
+    return groups
 
 
 def passes_beside_failures(labelled: list[tuple[str, str, str]]) -> set[str]:

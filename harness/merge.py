@@ -244,11 +244,8 @@ def merged_summary(shards: list[Shard], rows: list[dict]) -> dict:
         summary["perf"] = perf_gate.summarise({row["test_id"]: row.get("perf") for row in rows},
                                               gated[0]["baseline"], gated[0]["threshold"],
                                               gated[0].get("baseline_digest"), gated[0].get("foreign_toolchain"))
-    labels = Counter(row["expectation"] for row in rows if row.get("expectation"))
-    summary["expectations"] = {
-        "new_failures": sum(row["outcome"] in ("failed", "error") and not row.get("expectation") for row in rows),
-        **{label: labels[label] for label in (expectations.KNOWN_BUG, expectations.UNSUPPORTED,
-                                              expectations.FIXED, expectations.PASSED_BESIDE)}}
+    groups = expectations.summary_groups((row["test_id"], row["outcome"], row.get("expectation")) for row in rows)
+    summary["expectations"] = {key: len(ids) for key, ids in groups.items()}
     seconds = [s.summary.get("seconds") for s in shards if s.summary.get("seconds")]
     if len(seconds) == len(shards):
         summary["balance"] = round(max(seconds) / statistics.mean(seconds), 3)

@@ -478,18 +478,12 @@ class PtlPlugin:
     def _expectation_summary(self) -> dict:
         """New failures, known bugs, unsupported paths and fixed variants, and
         the --expect entries that matched nothing in this run."""
-        labels = defaultdict(list)
-        matched = set()
-        for row in self.rows:
-            label = row.properties.get("expectation")
-            if label:
-                labels[label].append(row.test_id)
-                matched.add(int(row.properties["expect_entry"]))
-            elif row.outcome in ("failed", "error"):
-                labels["new_failures"].append(row.test_id)
-        summary = {key: len(labels[key]) for key in ("new_failures", KNOWN_BUG, UNSUPPORTED, FIXED, PASSED_BESIDE)}
+        groups = expectations.summary_groups((row.test_id, row.outcome, row.properties.get("expectation"))
+                                             for row in self.rows)
+        matched = {int(row.properties["expect_entry"]) for row in self.rows if row.properties.get("expectation")}
+        summary = {key: len(ids) for key, ids in groups.items()}
         summary["file"] = self.expectations.source or None
-        summary["fixed_ids"] = labels[FIXED]
+        summary["fixed_ids"] = groups[FIXED]
         summary["unmatched_entries"] = [e.describe() for e in self.expectations.unmatched(matched)]
         return summary
 
