@@ -3,7 +3,8 @@
   regress    run the regression suite (pytest on suite/) and write reports/
   autotune   tune the tiles, kernels and cores of a network's layers (harness/autotune/cli.py)
   merge      join the reports of the shards of one run (harness/merge.py)
-  baseline   rewrite the performance gate's baseline (harness/perf_gate.py)
+  baseline   rewrite the performance gate's baseline (harness/perf_gate.py),
+             or compare two (harness/baseline_compare.py)
   toolchain  check the embedded toolchain, and install what is missing
   boards     serve virtual boards, check a board inventory (harness/board/cli.py)
 """
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["merge"]:      # its own parser too: python -m harness merge --help
         from harness.merge import main as merge
         return merge(argv[1:])
+    if argv[:2] == ["baseline", "compare"]:   # python -m harness baseline compare --help
+        from harness.baseline_compare import main as compare
+        return compare(argv[2:])
     if argv[:1] == ["baseline"]:   # python -m harness baseline update --help
         from harness.perf_gate import main as baseline
         return baseline(argv[1:])
@@ -75,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     run.set_defaults(handler=regress)
     sub.add_parser("autotune", help="tune tiles x kernels x cores of a network's layers (see autotune --help)")
     sub.add_parser("merge", help="join the reports of the shards of one run (see merge --help)")
-    sub.add_parser("baseline", help="rewrite the performance gate's baseline (see baseline update --help)")
+    sub.add_parser("baseline", help="rewrite the performance gate's baseline, or compare two "
+                                    "(see baseline update --help, baseline compare --help)")
     sub.add_parser("boards", help="virtual boards, inventory checks, board control (see boards --help)")
     tools = sub.add_parser("toolchain", help="check (and with --install, install) the RISC-V toolchain")
     tools.add_argument("--install", action="store_true")

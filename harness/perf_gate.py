@@ -8,6 +8,7 @@ failed; one whose counts shrink is reported as improved.
 
     python -m harness baseline update [--from results.csv]   rewrite it from a run
     python -m harness baseline update --run                  run the regression, then rewrite it
+    python -m harness baseline compare OLD.txt NEW.txt       what got slower between two (harness/baseline_compare.py)
 
 The baseline is one line per case (the variants that share one runner
 invocation), sorted, so a changed kernel changes few lines:
