@@ -20,6 +20,7 @@ is slower; 2 for input that cannot be compared (one line says why).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -177,5 +178,8 @@ def main(argv: list[str]) -> int:
     except BaselineError as exc:
         print(f"baseline: {exc}", file=sys.stderr)
         return 2
-    print("\n".join(lines))
+    try:
+        print("\n".join(lines), flush=True)
+    except BrokenPipeError:   # `... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no second error at exit
     return status

@@ -79,6 +79,19 @@ def test_the_report_counts_by_family_or_kernel_and_lists_the_largest_growth_firs
     assert [line.split()[:4] for line in by_kernel[4:6]] == [["mm_M", "1", "0", "1"], ["mm_unroll_4x4", "1", "0", "0"]]
 
 
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    old, new = _write(tmp_path, "old.txt", OLD), _write(tmp_path, "new.txt", NEW)
+    # 4,000 slower variants listed: a report longer than a pipe's buffer
+    before = _write(tmp_path, "before.txt", {f"f-fp32-fw-N{i}-direct-c1": Counts("instructions", 10, 10)
+                                             for i in range(4000)})
+    after = _write(tmp_path, "after.txt", {f"f-fp32-fw-N{i}-direct-c1": Counts("instructions", 11, 11)
+                                           for i in range(4000)})
+    piped = subprocess.run(f"{sys.executable} -m harness baseline compare {old} {new} | head -1; "
+                           f"{sys.executable} -m harness baseline compare {before} {after} --worst 4000 | head -1",
+                           shell=True, cwd=ROOT, capture_output=True, text=True)
+    assert piped.stderr == "" and piped.stdout.count("baseline compare:") == 2
+
+
 def test_fail_on_slower_sets_the_exit_status_for_scripts(tmp_path):
     old, new = _write(tmp_path, "old.txt", OLD), _write(tmp_path, "new.txt", NEW)
     assert _cli(old, new, "--fail-on-slower").returncode == 1
