@@ -74,6 +74,8 @@ SHAPE_SWEEP = _shapes(
     (1, 9, 8, 9, 1, 5, 2, 3, 0, 3, 4, 0),     # 1x5 kernel, strides 2/3, U > Hk - 1, Co 9
     (4, 3, 9, 8, 3, 1, 1, 1, 0, 0, 1, 1),     # 3x1 kernel, Co 8
     (8, 4, 4, 12, 3, 3, 1, 1, 1, 1, 1, 1),    # mid-size: T 72, T' 108
+    (3, 4, 5, 2, 1, 1, 1, 1, 0, 0, 0, 0),     # 1x1 kernel on several channels and pixels: in CHW a
+                                              # tap's channels are a plane apart in the source
 )
 KERNEL_SWEEP = _shapes(
     # N, M, K of every step off 2, 4 and 8 (7, 5, 35, 45, 63); unpadded, so
