@@ -74,11 +74,16 @@ def test_cases_pass_through_a_cable_that_damages_one_byte_in_a_hundred(tmp_path)
     # machine is (a clean-clone CI run saw one): then the farm health-checks
     # the board, resets it and runs the case again, as designed. So no count
     # of such attempts is asserted, only that each was a transport or timeout
-    # fault answered by exactly one more run of the case on the same board
-    # (after a reset at most).
+    # fault answered by at most one more run on the same board (after a reset
+    # at most). At most: the ledger notes an attempt as a run only when its
+    # answer arrived (records that do not check); one that timed out or broke
+    # the link is noted only as its failure, and on a fresh cache the failed
+    # attempt may be the firmware's description, which case_runs leaves out
+    # (a clean-clone CI run saw 4 runs for 4 cases and 1 failure).
     assert set(board["failure_classes"]) <= {failures.TRANSPORT, failures.TIMEOUT}, board
     runs = case_runs(session)["vb0"]
-    assert runs == len(cases) + board["failures"] and board["resets"] <= board["failures"], (runs, board)
+    assert len(cases) <= runs <= len(cases) + board["failures"], (runs, board)
+    assert board["resets"] <= board["failures"], board
 
 
 def test_a_hung_board_is_reset_and_answers_again(tmp_path):
