@@ -72,7 +72,7 @@ def compare(old: dict[str, Counts], new: dict[str, Counts], threshold: float = 0
         family, _, n = parse_variant(test_id)
         return (cores is None or n in cores) and (families is None or family in families)
 
-    unknown = sorted((families or set()) - {parse_variant(test_id)[0] for test_id in old.keys() | new.keys()})
+    unknown = sorted(families - {parse_variant(test_id)[0] for test_id in old.keys() | new.keys()}) if families else []
     if unknown:
         raise BaselineError(f"--family {', '.join(unknown)}: no variant of that family in either baseline")
     units = {c.unit for c in old.values()} | {c.unit for c in new.values()}
