@@ -80,7 +80,9 @@ ALL_TRAINING = "train_cnn|train_dsblock|train_rnn|train_transformer"
 FAMILIES = [
     Family("act", ("pulp_act_fp*.c", "pulp_act_impl.h"), ("act",), "relu|leakyrelu|sigmoid", "train_cnn|train_dsblock"),
     Family("act_extra", ("pulp_act_extra_*",), ("act",), "gelu|swiglu|tanh"),
-    Family("core_block", ("pulp_core_block.h",), ("act", "residual"), "relu|leakyrelu|sigmoid|residual",
+    # the wrappers that fork their own team, and the per-core bodies whose split the `alone` cases check
+    Family("core_block", ("pulp_core_block.h",), ("act", "residual", "cast", "utils"),
+           "relu|leakyrelu|sigmoid|residual|gelu|swiglu|tanh|cast_to_fp16|cast_to_fp32|copy|set_to_value|vect_sum",
            "train_cnn|train_dsblock|train_transformer"),
     Family("cast", ("pulp_cast.c",), ("cast",), "cast_to_fp16|cast_to_fp32"),
     Family("conv2d", ("pulp_conv2d_*",), ("conv2d",), "conv2d", "train_cnn"),

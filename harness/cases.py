@@ -22,7 +22,8 @@ from typing import Callable
 
 import golden.bundle
 from golden.bundle import Reference
-from harness import c_header
+from harness import c_header, core_split
+from harness.core_split import CoreSplit
 from harness.kernels import kernel_table
 
 GOLDEN_DIR = Path(golden.bundle.__file__).resolve().parent   # the reference code every entry computes with
@@ -124,6 +125,11 @@ class OpEntry:
     # mismatch: "print, return"): each variant's run must print a console line
     # of its own besides the records, or the variant fails as numeric.
     prints: Callable[["Case"], bool] = lambda case: False
+    # A per-core body its caller forks (TRAINLIB_API_MORE.md, "caller"): how
+    # its units map to its outputs. Adds the option `alone`, under which one
+    # core runs the body by itself and must write exactly its documented
+    # block (harness/core_split.py).
+    split: CoreSplit | None = None
 
     def format_of(self, tensor: str, dtype: str) -> str:
         """The dtype a tensor travels in: its own, or the case's."""
@@ -131,9 +137,10 @@ class OpEntry:
 
     def cases(self) -> list["Case"]:
         out = []
-        names = list(self.options)
+        options = {**self.options, core_split.OPTION: tuple(core_split.ALONE.values())} if self.split else self.options
+        names = list(options)
         for dtype, step, shape in itertools.product(self.dtypes, self.steps, self.shapes):
-            for values in itertools.product(*(self.options[n] for n in names)):
+            for values in itertools.product(*(options[n] for n in names)):
                 case = Case(self, dtype, step, tuple(shape.items()), tuple(zip(names, values)))
                 if self.applies(case):
                     out.append(case)
@@ -166,6 +173,14 @@ class Case:
     @property
     def options(self) -> dict[str, int]:
         return dict(self.option_items)
+
+    @property
+    def params(self) -> dict[str, int]:
+        """The runner's params by name: the entry's, and `alone` where the entry has a split."""
+        params = self.entry.params(self)
+        if self.entry.split:
+            params = {**params, core_split.OPTION: self.options[core_split.OPTION]}
+        return params
 
     @property
     def shape_text(self) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 from golden.bundle import BundleCache, ReferenceBundle
 from golden.formats import format_named
 from golden.inputs import uniform_inputs
-from harness import failures
+from harness import core_split, failures
 from harness.build_units import UnitReport, headline, unit_of
 from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
@@ -315,7 +315,7 @@ class Session:
         if op not in artefact.contract.ops:
             raise CaseFailure(failures.BAD_CASE, f"runner unit {unit} has no op {op!r}; it has "
                                                  f"{sorted(artefact.contract.ops)}\n{where}")
-        return artefact.contract.layout(op, case.entry.params(case), bundle.inputs, bundle.outputs,
+        return artefact.contract.layout(op, case.params, bundle.inputs, bundle.outputs,
                                         case.entry.kernel_names(case.dtype), where)
 
     # ---- the path of a case ----------------------------------------------------
@@ -465,6 +465,11 @@ class Session:
                 return result
             check = variant.case.entry.chained(variant.case, bundle.inputs, device)
             references, result.attachments = check.references, check.attachments
+        alone = core_split.alone_core(case, variant.cores)
+        if alone is not None:
+            alone_reports, bits = core_split.judge(case, variant.cores, alone, bits, references,
+                                                   {name: out_fmt(name) for name in references}, bundle.inputs)
+            reports.extend(alone_reports)
         for name, reference in references.items():
             try:
                 comparison = compare_tensor(name, bits[name], reference, out_fmt(name), scale)

@@ -103,6 +103,13 @@ MUTATIONS = [
              "    const long long b = n / cores;",
              "sigmoid-bf16-fw-n17-",
              "sigmoid-bf16-fw-n17-direct-c8"),
+    Mutation("caller_split_coarser",  # b = ceil((n + 2) / cores): still every element once, not the API's blocks
+             # (mutation bench seed 2's survivor): only a core run alone shows it (harness/core_split.py)
+             "sources/pulp_core_block.h",
+             "    const long long b = (n + cores - 1) / cores;",
+             "    const long long b = (n + cores + 1) / cores;",
+             "gelu-fp32-fw-n17-",
+             "gelu-fp32-fw-n17-alone2-direct-c3"),
     Mutation("pool_dropped_last_output_row",
              "sources/pulp_pooling_impl.h",
              "        const int oh = u - c * g.Ho;\n",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from golden import act
 from golden.formats import format_named
+from harness import core_split
 from harness.cases import OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
 
@@ -147,6 +148,7 @@ def _forked_entry(name: str, reference, dtypes, approximations=None) -> OpEntry:
         footprint=lambda c: {"input": element_bytes(c.dtype) * c.shape["n"] * (2 if gated else 1),
                              "output": element_bytes(c.dtype) * c.shape["n"]},
         approximations=approximations or {},
+        split=core_split.flat(),
     )
 
 

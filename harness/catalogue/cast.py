@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from golden import cast
 from golden.formats import FP32, format_named
+from harness import core_split
 from harness.cases import OpEntry
 
 SIZES = tuple(dict(n=n) for n in (1, 8, 9, 17, 96, 1000))
@@ -30,6 +31,7 @@ def _entry(direction: str) -> OpEntry:
         footprint=lambda c: {"source": (4 if to_fp16 else 2) * c.shape["n"],
                              "destination": (2 if to_fp16 else 4) * c.shape["n"]},
         tensor_dtypes={"x": "fp32"} if to_fp16 else {"y": "fp32"},
+        split=core_split.flat(),
     )
 
 

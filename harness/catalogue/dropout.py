@@ -15,6 +15,7 @@ import numpy as np
 
 from golden import dropout
 from golden.formats import format_named
+from harness import core_split
 from harness.cases import OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
 
@@ -49,6 +50,7 @@ DROPOUT = OpEntry(
     kernels=lambda dtype, step: (0,),
     kernel_names=lambda dtype: ("direct",),
     footprint=lambda c: {"input": element_bytes(c.dtype) * c.shape["n"] * 2},
+    split=core_split.flat(starts_from={"y": "x"}),   # in place
 )
 
 RANDOM_FLOAT = OpEntry(

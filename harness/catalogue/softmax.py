@@ -26,6 +26,7 @@ import numpy as np
 
 from golden import softmax
 from golden.formats import format_named
+from harness import core_split
 from harness.cases import OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
 
@@ -121,7 +122,7 @@ PART_ROWS = tuple(dict(H=h, W=w) for h, w in ((1, 1), (3, 5), (7, 16), (8, 3), (
 PART_FLAT = tuple(dict(dim=n) for n in (1, 7, 8, 9, 17, 1000))
 
 
-def _part(name: str, shapes, inputs, reference, options=None, params=None) -> OpEntry:
+def _part(name: str, shapes, inputs, reference, options=None, params=None, split=None) -> OpEntry:
     return OpEntry(
         name=name,
         unit="softmax_parts",
@@ -138,7 +139,12 @@ def _part(name: str, shapes, inputs, reference, options=None, params=None) -> Op
         kernels=lambda dtype, step: (0,),
         kernel_names=lambda dtype: ("direct",),
         footprint=lambda c: {"tensors": 8 * sum(int(np.prod(t)) for t in inputs(c).values())},
+        split=split,
     )
+
+
+# div and scalar_mul scale x in place over dim (the runner's y starts as x)
+IN_PLACE = core_split.flat("dim", starts_from={"y": "x"})
 
 
 def _rows(c) -> tuple[int, int]:
@@ -150,9 +156,9 @@ ROW_MAX = _part("row_max", PART_ROWS, lambda c: {"x": _rows(c), "m": (c.shape["H
 ROW_DIV = _part("row_div", PART_ROWS, lambda c: {"x": _rows(c), "s": (c.shape["H"],)},
                 lambda c, values: softmax.row_div(values))
 DIV = _part("div", PART_FLAT, lambda c: {"x": (c.shape["dim"],), "coeff": (1,)},
-            lambda c, values: softmax.scaled(values, divide=True))
+            lambda c, values: softmax.scaled(values, divide=True), split=IN_PLACE)
 SCALAR_MUL = _part("scalar_mul", PART_FLAT, lambda c: {"x": (c.shape["dim"],), "coeff": (1,)},
-                   lambda c, values: softmax.scaled(values, divide=False))
+                   lambda c, values: softmax.scaled(values, divide=False), split=IN_PLACE)
 SM_BW_OP_1 = _part("sm_bw_op_1", PART_ROWS, lambda c: {"a": _rows(c), "b": _rows(c)},
                    lambda c, values: softmax.sm_bw_op_1(values, c.shape["H"]))
 SM_BW_OP_2 = _part("sm_bw_op_2", PART_ROWS, lambda c: {"a": _rows(c), "b": _rows(c), "s": (c.shape["H"],)},

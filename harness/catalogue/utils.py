@@ -17,6 +17,7 @@ import numpy as np
 
 from golden import utils
 from golden.formats import format_named
+from harness import core_split
 from harness.cases import OpEntry
 from harness.dtypes import DTYPES
 
@@ -35,7 +36,7 @@ ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
 
 
 def _entry(name: str, shapes, inputs, params, reference, options=None, cores=(1, 3, 8), input_values=None,
-           applies=None, approximations=None, dtypes=("fp32",)) -> OpEntry:
+           applies=None, approximations=None, dtypes=("fp32",), split=None) -> OpEntry:
     return OpEntry(
         name=name,
         unit="utils",
@@ -54,6 +55,7 @@ def _entry(name: str, shapes, inputs, params, reference, options=None, cores=(1,
         kernel_names=lambda dtype: ("direct",),
         footprint=lambda c: {name: ELEMENT_BYTES[c.dtype] * sum(int(np.prod(s)) for s in inputs(c).values())},
         approximations=approximations or {},
+        split=split,
     )
 
 
@@ -81,17 +83,17 @@ TRANSPOSE = _entry(
     dtypes=WITH_FP16)
 
 COPY = _entry("copy", SIZES, _flat("x"), lambda c: dict(c.shape), lambda c, i: utils.exact(i["x"].copy()),
-              dtypes=WITH_FP16)
+              dtypes=WITH_FP16, split=core_split.flat())
 
 SET_TO_VALUE = _entry(
     "set_to_value", SIZES, lambda c: {}, lambda c: {"n": c.shape["n"], **c.options},
     # the binary32 quotient the runner computes, rounded to the format as the FP16 twin stores it
     lambda c, i: utils.exact(format_named(c.dtype).round(
         np.full(c.shape["n"], float(np.float32(c.options["value_milli"]) / np.float32(1000))))),
-    options={"value_milli": (-1500, 0, 333)}, dtypes=WITH_FP16)
+    options={"value_milli": (-1500, 0, 333)}, dtypes=WITH_FP16, split=core_split.flat())
 
 VECT_SUM = _entry("vect_sum", SIZES, _flat("a", "b"), lambda c: dict(c.shape),
-                  lambda c, i: utils.broadcast_sum(i["a"], i["b"]), dtypes=WITH_FP16)
+                  lambda c, i: utils.broadcast_sum(i["a"], i["b"]), dtypes=WITH_FP16, split=core_split.flat())
 
 BROADCAST_SUM = _entry(
     "broadcast_sum",

@@ -136,6 +136,20 @@ void *ptl_input(const struct ptl_case *c, const char *name, uint32_t dtype, uint
 /* An output buffer of `count` elements, pre-filled with a NaN sentinel and
  * surrounded by guard words, so unwritten or overrun elements are caught. */
 void *ptl_output_alloc(uint32_t dtype, uint32_t count);
+/* The sentinel: a quiet NaN as one binary32, and a NaN in both binary16 and
+ * bfloat16. The harness reads it from here to tell an element that nothing
+ * wrote (harness/core_split.py). */
+#define PTL_SENTINEL_F32 0x7fc0deadu
+#define PTL_SENTINEL_F16 0x7fc1u
+
+/* One core alone: an op whose description lists the param PTL_ALONE_PARAM
+ * forks its per-core body (op_frame_fork) on the variant's whole team, but
+ * only the core the param names runs the body; the others return at once.
+ * The harness then checks that exactly that core's block of the API's split
+ * was written (shared/TRAINLIB_API_MORE.md, "caller"; harness/core_split.py
+ * reads these). */
+#define PTL_ALONE_PARAM "alone"
+enum ptl_alone { PTL_ALONE_TEAM = 0, PTL_ALONE_FIRST = 1, PTL_ALONE_LAST = 2 };
 /* Bytes of one element of a wire dtype. */
 size_t ptl_element_size(uint32_t dtype);
 /* Checks the guards, emits the buffer as the output called `name` (its index

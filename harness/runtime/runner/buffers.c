@@ -14,9 +14,6 @@
  * 0xa5c3e1f0, is -3.5e-16 as a float: an RNN weight gradient that summed one
  * row past its scratch passed). A write past either end changes them. */
 #define GUARD_WORD 0x7fc37fc3u
-/* A quiet NaN in binary32, and a NaN in both binary16 and bfloat16. */
-#define SENTINEL_F32 0x7fc0deadu
-#define SENTINEL_F16 0x7fc1u
 
 size_t ptl_element_size(uint32_t dtype) { return dtype == PTL_DTYPE_F16 ? 2 : 4; }
 
@@ -134,16 +131,16 @@ void *ptl_output_alloc(uint32_t dtype, uint32_t count)
     uint8_t *data = (uint8_t *)(block + GUARD_WORDS);
     for (uint32_t e = 0; e < count; e++) {
         if (size == 2) {
-            uint16_t s = SENTINEL_F16;
+            uint16_t s = PTL_SENTINEL_F16;
             memcpy(data + 2 * e, &s, 2);
         } else {
-            uint32_t s = SENTINEL_F32;
+            uint32_t s = PTL_SENTINEL_F32;
             memcpy(data + 4 * e, &s, 4);
         }
     }
     uint8_t *tail = data + (((size_t)count * size + 3) & ~(size_t)3);
     if (tail != data + (size_t)count * size)   /* an odd count of halves: the pad before the guard reads as NaN too */
-        memcpy(data + (size_t)count * size, &(uint16_t){SENTINEL_F16}, 2);
+        memcpy(data + (size_t)count * size, &(uint16_t){PTL_SENTINEL_F16}, 2);
     for (int g = 0; g < GUARD_WORDS; g++)
         memcpy(tail + 4 * g, &(uint32_t){GUARD_WORD}, 4);
     return data;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmsis.h"
 #include "ptl_protocol.h"
 
 void op_frame_init(struct op_frame *f, const struct ptl_case *c, uint32_t variant_index, uint32_t dtype)
@@ -118,4 +119,34 @@ int op_frame_finish(struct op_frame *f, int ran)
     memset(f, 0, sizeof *f);
     ptl_place_buffers(PTL_PLACE_ANY);
     return status;
+}
+
+struct alone_call {
+    void (*body)(void *);
+    void *args;
+    int core;
+};
+
+static void run_alone(void *p)
+{
+    const struct alone_call *call = p;
+    if (pi_core_id() == call->core)
+        call->body(call->args);
+}
+
+int op_frame_fork(struct op_frame *f, struct ptl_variant v, void (*body)(void *), void *args)
+{
+    if (f->status)
+        return op_frame_finish(f, 0);
+    const int alone = ptl_word_index(f->c->op_desc->params, PTL_ALONE_PARAM) >= 0
+                          ? ptl_param(f->c, PTL_ALONE_PARAM, f->vi) : PTL_ALONE_TEAM;
+    if (alone != PTL_ALONE_TEAM && alone != PTL_ALONE_FIRST && alone != PTL_ALONE_LAST) {
+        op_frame_fail(f, PTL_ERR_BAD_CASE, "param alone must be 0 (the team), 1 (the first core) or 2 (the last core)");
+        return op_frame_finish(f, 0);
+    }
+    struct alone_call call = {body, args, alone == PTL_ALONE_FIRST ? 0 : v.cores - 1};
+    ptl_measure_begin(f->vi);
+    pi_cl_team_fork(v.cores, alone == PTL_ALONE_TEAM ? body : run_alone, alone == PTL_ALONE_TEAM ? args : &call);
+    ptl_measure_end(f->vi);
+    return op_frame_finish(f, 1);
 }

@@ -58,6 +58,11 @@ void *op_frame_input_as(struct op_frame *f, const char *name, uint32_t count, ui
 void *op_frame_output_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype);
 /* A guarded, NaN-filled work buffer; NULL, and nothing allocated, for 0 elements. */
 void *op_frame_scratch(struct op_frame *f, uint32_t count);
+/* Forks the API's per-core body on the variant's team, measured, then
+ * finishes the frame (nothing runs after a set-up failure). When the op
+ * describes the param PTL_ALONE_PARAM and it is not PTL_ALONE_TEAM, the
+ * whole team is forked but only its first or last core runs the body. */
+int op_frame_fork(struct op_frame *f, struct ptl_variant v, void (*body)(void *), void *args);
 /* Frees every buffer; emits the outputs when `ran` (else only checks their
  * guards). Returns the variant's status: the first failure of set-up,
  * emission or guards. */

@@ -144,13 +144,6 @@ static int forked_io_open(struct forked_io *io, const struct ptl_case *c, uint32
     return io->f.status ? op_frame_finish(&io->f, 0) : PTL_OK;
 }
 
-static int forked_io_run(struct forked_io *io, struct ptl_variant v, uint32_t vi, void (*body)(void *), void *args)
-{
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, body, args);
-    ptl_measure_end(vi);
-    return op_frame_finish(&io->f, 1);
-}
 
 static int run_gelu(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
@@ -162,9 +155,9 @@ static int run_gelu(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     struct PTL_S(blob) output = {.data = io.y, .diff = NULL, .dim = io.n, .W = 1, .H = 1, .C = io.n};
     struct PTL_S(act_args) args = {.input = &input, .output = &output, .H = 1, .W = 1};
 #if PTL_OP_FP == 32
-    return forked_io_run(&io, v, vi, pulp_gelu_tanh_approx_fp32_fw_cl, &args);
+    return op_frame_fork(&io.f, v, pulp_gelu_tanh_approx_fp32_fw_cl, &args);
 #else
-    return forked_io_run(&io, v, vi, pulp_gelu_fp16_fw_cl, &args);
+    return op_frame_fork(&io.f, v, pulp_gelu_fp16_fw_cl, &args);
 #endif
 }
 
@@ -175,7 +168,7 @@ static int run_swiglu(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     if (status)
         return status;
     struct PTL_S(swiglu_args) args = {.in1 = io.x, .in2 = io.b, .out = io.y, .dim = io.n};
-    return forked_io_run(&io, v, vi, PTL_F(pulp_swiglu_, _cl), &args);
+    return op_frame_fork(&io.f, v, PTL_F(pulp_swiglu_, _cl), &args);
 }
 
 #if PTL_OP_FP == 32
@@ -186,7 +179,7 @@ static int run_tanh(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     if (status)
         return status;
     struct tanh_args args = {.input = io.x, .dim = io.n, .output = io.y};
-    return forked_io_run(&io, v, vi, tanh_prll, &args);
+    return op_frame_fork(&io.f, v, tanh_prll, &args);
 }
 #endif
 
@@ -194,10 +187,10 @@ const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("relu"), "n step", "x dy", ACT_OUTPUTS, "none", run_relu},
     {PTL_OP_NAME("leakyrelu"), "n slope_milli step", "x dy", ACT_OUTPUTS, "none", run_leakyrelu},
     {PTL_OP_NAME("sigmoid"), "n step", "x y dy", ACT_OUTPUTS, "none", run_sigmoid},
-    {PTL_OP_NAME("gelu"), "n", "x", "y", "none", run_gelu},
-    {PTL_OP_NAME("swiglu"), "n", "x b", "y", "none", run_swiglu},
+    {PTL_OP_NAME("gelu"), "n alone", "x", "y", "none", run_gelu},
+    {PTL_OP_NAME("swiglu"), "n alone", "x b", "y", "none", run_swiglu},
 #if PTL_OP_FP == 32
-    {PTL_OP_NAME("tanh"), "n", "x", "y", "none", run_tanh},
+    {PTL_OP_NAME("tanh"), "n alone", "x", "y", "none", run_tanh},
 #endif
     {0},
 };

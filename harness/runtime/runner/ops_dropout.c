@@ -51,10 +51,7 @@ static int run_dropout(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     struct dropout_args_fp16 args = {.probability = PTL_FROM_F32((float)p_milli / 1000.0f), .input = y, .use_mask = use_mask,
                                      .mask = mask, .size = n, .seed = seed};
 #endif
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, PTL_F(pulp_dropout_, _cl), &args);
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
+    return op_frame_fork(&f, v, PTL_F(pulp_dropout_, _cl), &args);
 }
 
 #if PTL_OP_FP == 32
@@ -135,7 +132,7 @@ static int run_random_stream(const struct ptl_case *c, struct ptl_variant v, uin
 #endif
 
 const struct ptl_op PTL_OP_TABLE[] = {
-    {PTL_OP_NAME("dropout"), "n p_milli use_mask seed", "x mask", "y", "none", run_dropout},
+    {PTL_OP_NAME("dropout"), "n p_milli use_mask seed alone", "x mask", "y", "none", run_dropout},
 #if PTL_OP_FP == 32
     {PTL_OP_NAME("random_float"), "n seed", "", "r", "none", run_random_float},
     {PTL_OP_NAME("random_bernoulli"), "n seed p_milli", "", "b", "none", run_random_bernoulli},

@@ -30,14 +30,6 @@ static int part_shape(const struct ptl_case *c, uint32_t vi, const char *name, i
     return 0;
 }
 
-static int part_forked(struct op_frame *f, struct ptl_variant v, uint32_t vi, void (*body)(void *), void *args)
-{
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, body, args);
-    ptl_measure_end(vi);
-    return op_frame_finish(f, 1);
-}
-
 static int run_row_max(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     int H, W;
@@ -50,7 +42,7 @@ static int run_row_max(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     if (f.status)
         return op_frame_finish(&f, 0);
     struct max_args args = {.input = x, .H = H, .W = W, .maxes = maxes};
-    return part_forked(&f, v, vi, pulp_row_max_fp32_cl, &args);
+    return op_frame_fork(&f, v, pulp_row_max_fp32_cl, &args);
 }
 
 static int run_row_div(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -65,7 +57,7 @@ static int run_row_div(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     if (f.status)
         return op_frame_finish(&f, 0);
     struct row_div_args args = {.input = y, .H = H, .W = W, .sums = sums};
-    return part_forked(&f, v, vi, pulp_row_div_fp32_cl, &args);
+    return op_frame_fork(&f, v, pulp_row_div_fp32_cl, &args);
 }
 
 static int run_scaled(const struct ptl_case *c, struct ptl_variant v, uint32_t vi, int divide)
@@ -83,10 +75,10 @@ static int run_scaled(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         return op_frame_finish(&f, 0);
     if (divide) {
         struct div_args args = {.input = y, .n = coeff[0], .dim = dim};
-        return part_forked(&f, v, vi, pulp_div_fp32_cl, &args);
+        return op_frame_fork(&f, v, pulp_div_fp32_cl, &args);
     }
     struct scalar_mul_args args = {.input = y, .scalar = coeff[0], .dim = dim};
-    return part_forked(&f, v, vi, pulp_scalar_mul_fp32_cl, &args);
+    return op_frame_fork(&f, v, pulp_scalar_mul_fp32_cl, &args);
 }
 
 static int run_div(const struct ptl_case *c, struct ptl_variant v, uint32_t vi) { return run_scaled(c, v, vi, 1); }
@@ -110,10 +102,10 @@ static int run_sm_bw_op(const struct ptl_case *c, struct ptl_variant v, uint32_t
         return op_frame_finish(&f, 0);
     if (op == 1) {
         struct sm_bw_op_1_args args = {.A = a, .B = b, .S = s, .H = H, .W = W};
-        return part_forked(&f, v, vi, pulp_sm_bw_op_1, &args);
+        return op_frame_fork(&f, v, pulp_sm_bw_op_1, &args);
     }
     struct sm_bw_op_2_args args = {.A = a, .B = b, .S = s, .output = y, .H = H, .W = W};
-    return part_forked(&f, v, vi, pulp_sm_bw_op_2, &args);
+    return op_frame_fork(&f, v, pulp_sm_bw_op_2, &args);
 }
 
 static int run_sm_bw_op_1(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -142,14 +134,14 @@ static int run_mm_bias_add(const struct ptl_case *c, struct ptl_variant v, uint3
     if (f.status)
         return op_frame_finish(&f, 0);
     struct mm_bias_add_args args = {.mat = y, .bias = bias, .H = H, .W = W, .t = t};
-    return part_forked(&f, v, vi, mm_bias_add_transposed, &args);
+    return op_frame_fork(&f, v, mm_bias_add_transposed, &args);
 }
 
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("row_max"), "H W", "x m", "maxes", "none", run_row_max},
     {PTL_OP_NAME("row_div"), "H W", "x s", "y", "none", run_row_div},
-    {PTL_OP_NAME("div"), "dim", "x coeff", "y", "none", run_div},
-    {PTL_OP_NAME("scalar_mul"), "dim", "x coeff", "y", "none", run_scalar_mul},
+    {PTL_OP_NAME("div"), "dim alone", "x coeff", "y", "none", run_div},
+    {PTL_OP_NAME("scalar_mul"), "dim alone", "x coeff", "y", "none", run_scalar_mul},
     {PTL_OP_NAME("sm_bw_op_1"), "H W", "a b", "s", "none", run_sm_bw_op_1},
     {PTL_OP_NAME("sm_bw_op_2"), "H W", "a b s", "y", "none", run_sm_bw_op_2},
     {PTL_OP_NAME("mm_bias_add_transposed"), "H W t", "x bias", "y", "none", run_mm_bias_add},

@@ -49,17 +49,6 @@ static long read_dims(const struct ptl_case *c, uint32_t vi, const char *len_nam
     return n;
 }
 
-/* Forks a per-core body on the variant's team, measured, and finishes. */
-static int forked(struct op_frame *f, struct ptl_variant v, uint32_t vi, void (*body)(void *), void *args)
-{
-    if (f->status)
-        return op_frame_finish(f, 0);
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, body, args);
-    ptl_measure_end(vi);
-    return op_frame_finish(f, 1);
-}
-
 static int run_transpose_matrix(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     const int N = ptl_param(c, "N", vi), M = ptl_param(c, "M", vi);
@@ -70,7 +59,7 @@ static int run_transpose_matrix(const struct ptl_case *c, struct ptl_variant v, 
     struct PTL_S(transp_args) args = {.in_matrix = op_frame_input(&f, "x", (uint32_t)(N * M)),
                                .out_matrix = op_frame_output(&f, "y", (uint32_t)(N * M)), .N = N, .M = M,
                                .dim = NULL, .transposed_axes = NULL, .n_dim = 2};
-    return forked(&f, v, vi, PTL_S(transpose_matrix), &args);
+    return op_frame_fork(&f, v, PTL_S(transpose_matrix), &args);
 }
 
 static int run_transpose(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -89,7 +78,7 @@ static int run_transpose(const struct ptl_case *c, struct ptl_variant v, uint32_
     struct PTL_S(transp_args) args = {.in_matrix = op_frame_input(&f, "x", (uint32_t)n),
                                .out_matrix = op_frame_output(&f, "y", (uint32_t)n), .N = 0, .M = 0,
                                .dim = dims, .transposed_axes = axes, .n_dim = n_dim};
-    return forked(&f, v, vi, PTL_S(transpose), &args);
+    return op_frame_fork(&f, v, PTL_S(transpose), &args);
 }
 
 static int run_copy(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -101,7 +90,7 @@ static int run_copy(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     op_frame_init(&f, c, vi, PTL_DTYPE);
     struct PTL_S(copy_args) args = {.from = op_frame_input(&f, "x", (uint32_t)n), .to = op_frame_output(&f, "y", (uint32_t)n),
                              .size = n};
-    return forked(&f, v, vi, PTL_S(copy), &args);
+    return op_frame_fork(&f, v, PTL_S(copy), &args);
 }
 
 static int run_set_to_value(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -113,7 +102,7 @@ static int run_set_to_value(const struct ptl_case *c, struct ptl_variant v, uint
     op_frame_init(&f, c, vi, PTL_DTYPE);
     struct PTL_S(set_to_value_args) args = {.to = op_frame_output(&f, "y", (uint32_t)n),
                                      .value = PTL_FROM_F32((float)value_milli / 1000.0f), .size = n};
-    return forked(&f, v, vi, PTL_S(set_to_value), &args);
+    return op_frame_fork(&f, v, PTL_S(set_to_value), &args);
 }
 
 static int run_vect_sum(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -125,7 +114,7 @@ static int run_vect_sum(const struct ptl_case *c, struct ptl_variant v, uint32_t
     op_frame_init(&f, c, vi, PTL_DTYPE);
     struct PTL_S(vect_sum_args) args = {.op_1 = op_frame_input(&f, "a", (uint32_t)n), .op_2 = op_frame_input(&f, "b", (uint32_t)n),
                                  .dest = op_frame_output(&f, "y", (uint32_t)n), .size = n};
-    return forked(&f, v, vi, PTL_S(vect_sum), &args);
+    return op_frame_fork(&f, v, PTL_S(vect_sum), &args);
 }
 
 static int run_layout(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -166,7 +155,7 @@ static int run_pad(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
                             .dest = op_frame_output(&f, "y", (uint32_t)(C * (H + U + D) * (W + L + R))),
                             .C = C, .H = H, .W = W, .T_RPAD = R, .T_LPAD = L, .T_UPAD = U, .T_DPAD = D,
                             .HWC_lay = hwc};
-    return forked(&f, v, vi, PTL_S(pad_tensor), &args);
+    return op_frame_fork(&f, v, PTL_S(pad_tensor), &args);
 }
 
 /* The broadcast shape's element count, or 0 when the shapes do not broadcast. */
@@ -196,7 +185,7 @@ static int run_broadcast_sum(const struct ptl_case *c, struct ptl_variant v, uin
         .op_1 = op_frame_input(&f, "a", (uint32_t)n1), .op_2 = op_frame_input(&f, "b", (uint32_t)n2),
         .dest = op_frame_output(&f, "y", (uint32_t)n), .op_1_dims = d1, .op_2_dims = d2,
         .op_1_dims_len = l1, .op_2_dims_len = l2};
-    return forked(&f, v, vi, PTL_F(array_broadcast_sum_, ), &args);
+    return op_frame_fork(&f, v, PTL_F(array_broadcast_sum_, ), &args);
 }
 
 static int run_mm_broadcast(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -241,7 +230,7 @@ static int run_mm_add(const struct ptl_case *c, struct ptl_variant v, uint32_t v
                                .C = op_frame_output_from(&f, "C0", "C", (uint32_t)(N * M)), .N = N, .M = M, .K = K,
                                .trans_B = trans_B, .bias = NULL, .bias_dim = 0, .USE_BIASES = 0,
                                .bias_transposed = 0, .HWC = 0};
-    return forked(&f, v, vi, PTL_S(mm_add), &args);
+    return op_frame_fork(&f, v, PTL_S(mm_add), &args);
 #endif
 }
 
@@ -258,7 +247,7 @@ static int run_reduce_mean(const struct ptl_case *c, struct ptl_variant v, uint3
     struct PTL_F(reduce_mean_args_, ) args = {.input = op_frame_input(&f, "x", (uint32_t)n),
                                          .output = op_frame_output_from(&f, "out0", "y", n_out), .dims = dims,
                                          .dims_len = len, .reduce_axis = axis};
-    return forked(&f, v, vi, PTL_F(reduce_mean_, ), &args);
+    return op_frame_fork(&f, v, PTL_F(reduce_mean_, ), &args);
 }
 
 static int run_mean_std(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -302,9 +291,9 @@ static int run_q_rsqrt(const struct ptl_case *c, struct ptl_variant v, uint32_t 
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("transpose_matrix"), "N M", "x", "y", "none", run_transpose_matrix},
     {PTL_OP_NAME("transpose"), "n_dim d0 d1 d2 d3 a0 a1 a2 a3", "x", "y", "none", run_transpose},
-    {PTL_OP_NAME("copy"), "n", "x", "y", "none", run_copy},
-    {PTL_OP_NAME("set_to_value"), "n value_milli", "", "y", "none", run_set_to_value},
-    {PTL_OP_NAME("vect_sum"), "n", "a b", "y", "none", run_vect_sum},
+    {PTL_OP_NAME("copy"), "n alone", "x", "y", "none", run_copy},
+    {PTL_OP_NAME("set_to_value"), "n value_milli alone", "", "y", "none", run_set_to_value},
+    {PTL_OP_NAME("vect_sum"), "n alone", "a b", "y", "none", run_vect_sum},
     {PTL_OP_NAME("pad"), "C H W L R U D HWC", "x", "y", "none", run_pad},
     {PTL_OP_NAME("layout"), "C H W to_hwc data grad", "x g", "y_data y_grad", "none", run_layout},
     {PTL_OP_NAME("broadcast_sum"), "l1 p0 p1 p2 p3 l2 q0 q1 q2 q3", "a b", "y", "none", run_broadcast_sum},
