@@ -14,6 +14,9 @@ PULP-TrainLib (7bfc760) hard to test:
   published FP16 SIMD code does: misaligned, which UBSan stops on host
   (--sanitize address,undefined), and which an --expect entry with
   `sanitize` expects there only;
+- the FP16 cast to FP32 splits its elements over the cores in pairs, as
+  the published vect_sum_fp16 splits its v2f16 lanes: right on the whole
+  team, not the documented block when one core runs alone;
 - pulp_rnn_fp32.c does not compile; the FP16 attention header includes the
   SDK's <bsp/bsp.h>; printf without <stdio.h>; mm_manager_args has
   mm_dw_args in second place.
@@ -44,8 +47,10 @@ CONV_DW = "conv_dw- and C4xH8xW8xHk3xWk3xsh2xsw2xL1xR1xU1xD1-HWC0-direct-c1"
 # Matmul: every kernel, trans_B and bias mode on 8 cores (the mm_M kernels
 # split 11 columns unevenly); linear: every step, kernel and bias on 3 cores.
 LINALG = "(matmul- and N13xM11xK7 and -c8]) or (linear- and inp8xout17 and -c3])"
-SELECT = f"({POOL}) or ({CONV2D}) or ({CONV_DW}) or {LINALG}"
-MODULES = ["suite/test_ops.py", "--family", "pool,conv2d,conv_dw_pw,linalg"]
+# Casts both ways on 9 elements: every core count and `alone` value.
+CAST = "cast_to_ and -n9-"
+SELECT = f"({POOL}) or ({CONV2D}) or ({CONV_DW}) or {LINALG} or ({CAST})"
+MODULES = ["suite/test_ops.py", "--family", "pool,conv2d,conv_dw_pw,linalg,cast"]
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +127,22 @@ def test_ieee_fp16_cases_do_not_apply_to_a_bfloat16_library(run, family):
     for tid, row in rows.items():
         assert (row["outcome"], row["failure_class"]) == ("skipped", "not_fit"), tid
         assert "fp16 is bfloat16" in row["message"], row["message"]
+
+
+def test_a_body_split_in_pairs_fails_only_where_one_core_runs_alone(run):
+    """As the published vect_sum_fp16 (README, "One core alone"): n = 9 in
+    pairs gives 3 cores the blocks [0, 4), [4, 8), [8, 9) for the documented
+    [0, 3), [3, 6), [6, 9); on 8 cores both give every core at most 2 of the
+    same elements, and one core is the whole team."""
+    rows = rows_of(run, "cast_to_fp32", "bf16")
+    assert len(rows) == 3 * 3   # alone 0, 1, 2 x cores 1, 3, 8
+    failed = {tid for tid, r in rows.items() if r["outcome"] != "passed"}
+    assert failed == {"cast_to_fp32-bf16-fw-n9-alone1-direct-c3", "cast_to_fp32-bf16-fw-n9-alone2-direct-c3"}
+    for tid in failed:
+        assert rows[tid]["failure_class"] == "numeric"
+        assert "alone: core" in run["texts"][tid] and "units [" in run["texts"][tid]
+    fp16 = rows_of(run, "cast_to_fp16", "bf16")   # the documented split
+    assert len(fp16) == 9 and {r["outcome"] for r in fp16.values()} == {"passed"}
 
 
 def test_the_header_shaped_like_the_published_one_is_named_in_the_run_header(run):

@@ -27,5 +27,6 @@
 #include "pulp_transp_conv2d_fp16.h"
 #include "pulp_rnn_fp32.h"
 #include "pulp_mhsa_fp16.h"
+#include "pulp_cast_fp16.h"
 
 #endif /* PULP_TRAIN_H */

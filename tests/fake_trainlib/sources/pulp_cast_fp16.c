@@ -1,0 +1,40 @@
+/*
+ * pulp_cast_fp16.c: the casts of the fake library.
+ *
+ * FP32 to fp16 splits its elements as the API documents for per-core
+ * bodies: core id takes [id*b, (id+1)*b), b = ceil(n / cores). fp16 to FP32
+ * splits them in pairs of elements instead (b = ceil(ceil(n / 2) / cores)
+ * pairs per core), the way the published library's vect_sum_fp16 splits its
+ * v2f16 lanes: forked on the whole team every element is written once and
+ * the result is right, but a core run by itself writes another block than
+ * the documented one, which the suite's `alone` cases report.
+ */
+#include "pulp_train.h"
+
+/* Elements [*first, *last) of this core when the work is split in blocks of
+ * `unit` elements (1: the documented split; 2: pairs). */
+static void share(int n, int unit, int *first, int *last)
+{
+    const int units = (n + unit - 1) / unit, cores = NUM_CORES;
+    const int block = (units + cores - 1) / cores * unit, start = pi_core_id() * block;
+    *first = start < n ? start : n;
+    *last = start + block < n ? start + block : n;
+}
+
+void cast_fp32_tensor_to_fp16(void *cast_32t16_args)
+{
+    const struct cast_32t16_args *a = cast_32t16_args;
+    int first, last;
+    share(a->size, 1, &first, &last);
+    for (int i = first; i < last; i++)
+        a->destination[i] = (fp16)a->source[i];
+}
+
+void cast_fp16_tensor_to_fp32(void *cast_16t32_args)
+{
+    const struct cast_16t32_args *a = cast_16t32_args;
+    int first, last;
+    share(a->size, 2, &first, &last);
+    for (int i = first; i < last; i++)
+        a->destination[i] = (float)a->source[i];
+}
