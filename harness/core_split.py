@@ -49,6 +49,13 @@ def flat(size: str = "n", outputs: tuple[str, ...] = ("y",), starts_from: dict[s
                      lambda case: {name: np.arange(case.shape[size]) for name in outputs}, starts_from or {})
 
 
+def rows(rows: str = "rows", width: str = "n", outputs: tuple[str, ...] = ("y",)) -> CoreSplit:
+    """A body over shape[rows] rows of shape[width] elements: a row is a unit."""
+    return CoreSplit(lambda case: case.shape[rows],
+                     lambda case: {name: np.repeat(np.arange(case.shape[rows]), case.shape[width])
+                                   for name in outputs})
+
+
 def block(n: int, cores: int, core: int) -> tuple[int, int]:
     """The units [first, last) the API gives `core` of a team of `cores`."""
     b = -(-n // cores)

@@ -36,6 +36,7 @@ import numpy as np
 
 from golden import norm
 from golden.formats import format_named
+from harness import core_split
 from harness.cases import OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
 
@@ -117,7 +118,7 @@ EPS_MICRO = 10      # 1e-5
 EPS = float(np.float32(EPS_MICRO) / np.float32(1e6))
 
 
-def _fw_entry(name: str, shapes, inputs, params, reference, cores=(1, 3, 8)) -> OpEntry:
+def _fw_entry(name: str, shapes, inputs, params, reference, cores=(1, 3, 8), split=None) -> OpEntry:
     return OpEntry(
         name=name,
         unit="norm",
@@ -132,6 +133,7 @@ def _fw_entry(name: str, shapes, inputs, params, reference, cores=(1, 3, 8)) -> 
         kernels=lambda dtype, step: (0,),
         kernel_names=lambda dtype: ("direct",),
         footprint=lambda c: {"tensors": 4 * sum(int(np.prod(t)) for t in inputs(c).values()) * 2},
+        split=split,
     )
 
 
@@ -146,7 +148,8 @@ LAYERNORM = _fw_entry(
     "layernorm", tuple(dict(rows=r, n=n) for r, n in ((1, 1), (3, 8), (8, 7), (9, 16), (16, 64))),
     lambda c: {"x": (c.shape["rows"] * c.shape["n"],), "coeff": (2 * c.shape["n"],)},
     lambda c: {**c.shape, "eps_micro": EPS_MICRO},
-    lambda c, inputs: norm.layernorm(inputs, c.shape["rows"], format_named(c.dtype), EPS))
+    lambda c, inputs: norm.layernorm(inputs, c.shape["rows"], format_named(c.dtype), EPS),
+    split=core_split.rows())   # size / step_size rows over the cores
 
 RMSNORM = _fw_entry(
     "rmsnorm", tuple(dict(n=n) for n in (1, 7, 8, 17, 1000)),
@@ -156,7 +159,7 @@ RMSNORM = _fw_entry(
 NONORM = _fw_entry(
     "nonorm", tuple(dict(rows=r, n=n) for r, n in ((1, 1), (3, 8), (9, 17), (16, 64))),
     lambda c: {"x": (c.shape["rows"] * c.shape["n"],), "coeff": (2 * c.shape["n"],)}, lambda c: dict(c.shape),
-    lambda c, inputs: norm.nonorm(inputs, c.shape["rows"]))
+    lambda c, inputs: norm.nonorm(inputs, c.shape["rows"]), split=core_split.rows())   # input->H rows
 
 # RMSNorm's per-core bodies, forked by the runner; sizes below, at and above
 # the core counts. The partials of sum_of_squares are checked by their sum

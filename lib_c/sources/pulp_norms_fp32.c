@@ -102,7 +102,7 @@ void pulp_nonorm_fp32_fw_cl(void *Nonorm_args)
     const struct Nonorm_args *a = Nonorm_args;
     const long W = a->input->W;
     long first, last;
-    pulp_core_block((long)a->input->H * W, &first, &last);
-    for (long i = first; i < last; i++)
+    pulp_core_block((long)a->input->H, &first, &last);   /* the caller's split is over the H rows */
+    for (long i = first * W; i < last * W; i++)
         a->output->data[i] = a->input->data[i] * a->coeff->data[i % W] + a->bias->data[i % W];
 }

@@ -111,13 +111,11 @@ static int norm_io_open(struct norm_io *io, const struct ptl_case *c, uint32_t v
     return io->f.status ? op_frame_finish(&io->f, 0) : PTL_OK;
 }
 
-static int norm_io_measured(struct norm_io *io, uint32_t vi, int cores, void (*body)(void *), void *args)
+/* A primitive that forks its own team, called once, measured. */
+static int norm_io_called(struct norm_io *io, uint32_t vi, void (*call)(void *), void *args)
 {
     ptl_measure_begin(vi);
-    if (cores)
-        pi_cl_team_fork(cores, body, args);
-    else
-        body(args);
+    call(args);
     ptl_measure_end(vi);
     return op_frame_finish(&io->f, 1);
 }
@@ -144,7 +142,7 @@ static int run_batchnorm(const struct ptl_case *c, struct ptl_variant v, uint32_
         .skip_wg_grad = 1, .skip_in_grad = 1, .weight_data = io.coeff, .bias_data = io.coeff + C, .eps = &eps,
         .B = B, .C = C, .H = H, .W = W,
     };
-    return norm_io_measured(&io, vi, 0, pulp_batch_norm_fp32_fw_cl, &args);
+    return norm_io_called(&io, vi, pulp_batch_norm_fp32_fw_cl, &args);
 }
 
 static int run_layernorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -161,7 +159,7 @@ static int run_layernorm(const struct ptl_case *c, struct ptl_variant v, uint32_
     float eps = (float)eps_micro / 1000000.0f;
     struct LayerNorm_args_fp32 args = {.x = io.x, .weight = io.coeff, .bias = io.coeff + n, .output = io.y,
                                        .eps = &eps, .size = rows * n, .step_size = n};
-    return norm_io_measured(&io, vi, v.cores, pulp_layerNorm_fp32_fw_cl, &args);
+    return op_frame_fork(&io.f, v, pulp_layerNorm_fp32_fw_cl, &args);
 }
 
 struct rmsnorm_call {
@@ -190,7 +188,7 @@ static int run_rmsnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t 
                                 .buffer = op_frame_scratch(&io.f, (uint32_t)v.cores), .size = n};
     if (io.f.status)
         return op_frame_finish(&io.f, 0);
-    return norm_io_measured(&io, vi, 0, rmsnorm_call, &args);
+    return norm_io_called(&io, vi, rmsnorm_call, &args);
 }
 
 static int run_sum_of_squares(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -230,7 +228,7 @@ static int run_weighted_scaling(const struct ptl_case *c, struct ptl_variant v, 
         return status;
     struct weighted_scaling_args args = {.out = io.y, .in = io.x, .w = io.coeff, .scaling_factor = io.coeff[n],
                                          .size = (unsigned int)n};
-    return norm_io_measured(&io, vi, v.cores, weighted_scaling_fp32_cl, &args);
+    return op_frame_fork(&io.f, v, weighted_scaling_fp32_cl, &args);
 }
 
 static int run_nonorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -249,14 +247,14 @@ static int run_nonorm(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     struct blob bias = {.data = io.coeff + n, .diff = NULL, .dim = n, .W = n, .H = 1, .C = 1};
     struct blob output = {.data = io.y, .diff = NULL, .dim = rows * n, .W = n, .H = rows, .C = 1};
     struct Nonorm_args args = {.input = &input, .coeff = &coeff, .bias = &bias, .output = &output};
-    return norm_io_measured(&io, vi, v.cores, pulp_nonorm_fp32_fw_cl, &args);
+    return op_frame_fork(&io.f, v, pulp_nonorm_fp32_fw_cl, &args);
 }
 
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("batchnorm"), "B C H W eps_micro", "x coeff", "y", "none", run_batchnorm},
-    {PTL_OP_NAME("layernorm"), "rows n eps_micro", "x coeff", "y", "none", run_layernorm},
+    {PTL_OP_NAME("layernorm"), "rows n eps_micro alone", "x coeff", "y", "none", run_layernorm},
     {PTL_OP_NAME("rmsnorm"), "n", "x coeff", "y", "none", run_rmsnorm},
-    {PTL_OP_NAME("nonorm"), "rows n", "x coeff", "y", "none", run_nonorm},
+    {PTL_OP_NAME("nonorm"), "rows n alone", "x coeff", "y", "none", run_nonorm},
     {PTL_OP_NAME("sum_of_squares"), "n", "x", "sum", "none", run_sum_of_squares},
     {PTL_OP_NAME("weighted_scaling"), "n", "x coeff", "y", "none", run_weighted_scaling},
     {PTL_OP_NAME("instnorm"), "C H W step frozen", "x coeff dy mean var stdev",
