@@ -94,7 +94,7 @@ FAMILIES = [
     Family("transp_conv2d", ("pulp_transp_conv2d_*",), ("conv_dw_pw",), "transp_conv2d"),
     Family("cordic", ("pulp_cordic.c",), ("cordic",), "cordic"),
     Family("dropout", ("pulp_dropout_*",), ("dropout",), "dropout"),
-    Family("random", ("pulp_random.c",), ("dropout",), "random_float|random_bernoulli|random_stream|dropout"),
+    Family("random", ("pulp_random.c",), ("dropout",), "random_float|random_bernoulli|random_stream|random_double|dropout"),
     Family("embedding", ("pulp_embedding_*",), ("embedding",), "embedding"),
     Family("elem_loops", ("pulp_elem_loops.h",), ("pool", "conv_dw_pw", "embedding"),
            "maxpool|transp_conv2d|embedding", "train_cnn"),

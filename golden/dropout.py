@@ -73,6 +73,17 @@ def random_stream(n: int, seed: int, index: int) -> dict[str, Reference]:
     return {"hi": Reference(hi, hi.copy(), 0), "lo": Reference(lo, lo.copy(), 0), "f": Reference(f, f.copy(), 0)}
 
 
+def random_double(n: int, seed: int) -> dict[str, Reference]:
+    """The runner's random_double: genRand = y / 4294967295.0 in binary64
+    (one correctly rounded division) of a freshly seeded stream, carried as
+    two binary32 numbers: hi = the double rounded, lo = the rest rounded
+    (d - hi is exact in binary64). Bit exact."""
+    d = np.array(stream(seed, n), dtype=np.float64) / 4294967295.0
+    hi = d.astype(np.float32).astype(np.float64)
+    lo = (d - hi).astype(np.float32).astype(np.float64)
+    return {"hi": Reference(hi, np.abs(hi), 0), "lo": Reference(lo, np.abs(lo), 0)}
+
+
 def probability(p_milli: int) -> np.float32:
     """The probability as ops_dropout.c makes it: p_milli / 1000 in binary32."""
     return np.float32(p_milli) / np.float32(1000.0)

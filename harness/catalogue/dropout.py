@@ -116,4 +116,24 @@ RANDOM_STREAM = OpEntry(
     footprint=lambda c: {"output": 3 * 4 * c.shape["n"]},
 )
 
-ENTRIES = [DROPOUT, RANDOM_FLOAT, RANDOM_BERNOULLI, RANDOM_STREAM]
+# genRand, the API's double draw (y / 4294967295.0): 1000 draws (62
+# twists) of a freshly seeded generator; each double travels as two
+# binary32 numbers, bit exact (golden.dropout.random_double).
+RANDOM_DOUBLE = OpEntry(
+    name="random_double",
+    unit="dropout",
+    runner_op=lambda dtype: "random_double_fp32",
+    steps=("fw",),
+    dtypes=("fp32",),
+    shapes=(dict(n=1000),),
+    options={"seed": (0, 5489)},
+    inputs=lambda c: {},
+    params=lambda c: {"n": c.shape["n"], **c.options},
+    reference=lambda c, inputs: dropout.random_double(c.shape["n"], c.options["seed"]),
+    cores=(1,),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("direct",),
+    footprint=lambda c: {"output": 2 * 4 * c.shape["n"]},
+)
+
+ENTRIES = [DROPOUT, RANDOM_FLOAT, RANDOM_BERNOULLI, RANDOM_STREAM, RANDOM_DOUBLE]

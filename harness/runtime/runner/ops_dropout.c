@@ -17,6 +17,8 @@
  * twist), then genRandLong n times, each 32-bit draw carried exactly as its
  * two 16-bit halves hi[i], lo[i]; and a second generator seeded alike gives
  * f[i] = genRandFloat, n times.
+ * random_double (FP32): n genRand draws of a freshly seeded generator, each
+ * double carried as hi[i] = (float)d and lo[i] = (float)(d - hi[i]).
  */
 #include <string.h>
 
@@ -129,6 +131,31 @@ static int run_random_stream(const struct ptl_case *c, struct ptl_variant v, uin
     ptl_measure_end(vi);
     return op_frame_finish(&f, 1);
 }
+
+static int run_random_double(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v;
+    const int n = ptl_param(c, "n", vi), seed = ptl_param(c, "seed", vi);
+    if (n < 1 || seed < 0) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "random_double needs n >= 1 and seed >= 0");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    float *hi = op_frame_output(&f, "hi", (uint32_t)n);
+    float *lo = op_frame_output(&f, "lo", (uint32_t)n);
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    MTRand doubles = seedRand((uint32_t)seed);
+    ptl_measure_begin(vi);
+    for (int i = 0; i < n; i++) {
+        const double d = genRand(&doubles);
+        hi[i] = (float)d;
+        lo[i] = (float)(d - (double)hi[i]);
+    }
+    ptl_measure_end(vi);
+    return op_frame_finish(&f, 1);
+}
 #endif
 
 const struct ptl_op PTL_OP_TABLE[] = {
@@ -137,6 +164,7 @@ const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("random_float"), "n seed", "", "r", "none", run_random_float},
     {PTL_OP_NAME("random_bernoulli"), "n seed p_milli", "", "b", "none", run_random_bernoulli},
     {PTL_OP_NAME("random_stream"), "n seed index", "", "hi lo f", "none", run_random_stream},
+    {PTL_OP_NAME("random_double"), "n seed", "", "hi lo", "none", run_random_double},
 #endif
     {0},
 };
