@@ -10,6 +10,7 @@ tensor's format; the runner converts them to the int array of the call.
 from __future__ import annotations
 
 from golden import embedding
+from harness import core_split
 from harness.cases import OpEntry
 
 SHAPES = tuple(dict(rows=r, embed_dim=e, vocab=v) for r, e, v in (
@@ -31,6 +32,7 @@ EMBEDDING = OpEntry(
     kernel_names=lambda dtype: ("direct",),
     footprint=lambda c: {"ids": 4 * c.shape["rows"], "embeds": 2 * c.shape["vocab"] * c.shape["embed_dim"],
                          "out": 2 * c.shape["rows"] * c.shape["embed_dim"], "BUFF": 2 * 8 * c.shape["embed_dim"]},
+    split=core_split.rows("rows", "embed_dim", ("out",)),   # out row i for i < dim, rows over the cores
 )
 
 ENTRIES = [EMBEDDING]

@@ -46,14 +46,11 @@ static int run_embedding(const struct ptl_case *c, struct ptl_variant v, uint32_
     }
     struct Embedding_args_fp16 args = {.BUFF = buff, .dim = rows, .embed_dim = embed_dim, .ids = ids,
                                        .embeds = embeds, .out = out};
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, embedding_fw_tiled_fp16, &args);
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
+    return op_frame_fork(&f, v, embedding_fw_tiled_fp16, &args);
 }
 
 const struct ptl_op PTL_OP_TABLE[] = {
-    {PTL_OP_NAME("embedding"), "rows embed_dim vocab", "ids embeds", "out", "none", run_embedding},
+    {PTL_OP_NAME("embedding"), "rows embed_dim vocab alone", "ids embeds", "out", "none", run_embedding},
     {0},
 };
 
