@@ -144,7 +144,7 @@ int op_frame_fork(struct op_frame *f, struct ptl_variant v, void (*body)(void *)
         op_frame_fail(f, PTL_ERR_BAD_CASE, "param alone must be 0 (the team), 1 (the first core) or 2 (the last core)");
         return op_frame_finish(f, 0);
     }
-    struct alone_call call = {body, args, alone == PTL_ALONE_FIRST ? 0 : v.cores - 1};
+    struct alone_call call = {.body = body, .args = args, .core = alone == PTL_ALONE_FIRST ? 0 : v.cores - 1};
     /* chosen before the measured region, which holds the fork alone */
     void (*const entry)(void *) = alone == PTL_ALONE_TEAM ? body : run_alone;
     void *const entry_args = alone == PTL_ALONE_TEAM ? args : &call;
