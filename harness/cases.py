@@ -150,7 +150,8 @@ class OpEntry:
         return [Variant(case, kernel, cores)
                 for case in self.cases()
                 for kernel in self.kernels(case.dtype, case.step)
-                for cores in self.cores]
+                for cores in self.cores
+                if core_split.runs_at(case, cores)]
 
 
 @dataclass(frozen=True)

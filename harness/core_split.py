@@ -68,6 +68,13 @@ def alone_core(case, cores: int) -> int | None:
     return None if alone == ALONE["TEAM"] else 0 if alone == ALONE["FIRST"] else cores - 1
 
 
+def runs_at(case, cores: int) -> bool:
+    """Whether the case has a variant at this core count: on one core, the
+    first and the last core alone are the team itself, the same run as
+    alone 0, so only the team's variant is kept there."""
+    return cores > 1 or alone_core(case, cores) is None
+
+
 def judge(case, cores: int, core: int, bits: dict[str, np.ndarray], references: dict[str, Reference],
           formats: dict[str, NumberFormat], inputs: dict[str, np.ndarray]) -> tuple[list[str], dict[str, np.ndarray]]:
     """Reports of the elements outside `core`'s block that are not what

@@ -52,6 +52,14 @@ def test_every_entry_with_a_split_runs_the_team_the_first_and_the_last_core():
     assert _case(17, core_split.ALONE["LAST"]).params[core_split.OPTION] == core_split.ALONE["LAST"]
 
 
+def test_on_one_core_only_the_team_runs_since_either_core_alone_is_the_team():
+    variants = [v for v in act.GELU.variants() if v.case.dtype == "fp32" and v.case.shape["n"] == 17]
+    at = {(v.case.options[core_split.OPTION], v.cores) for v in variants}
+    assert (core_split.ALONE["TEAM"], 1) in at
+    assert not {(core_split.ALONE["FIRST"], 1), (core_split.ALONE["LAST"], 1)} & at
+    assert {(alone, cores) for alone in core_split.ALONE.values() for cores in act.GELU.cores if cores > 1} <= at
+
+
 def test_exactly_the_documented_block_passes_and_only_the_block_is_judged():
     case = _case(17, core_split.ALONE["FIRST"])
     bits, reference = _run(case, 3, range(0, 6))          # b = 6 on 3 cores
