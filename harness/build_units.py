@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from harness import c_header
 from harness.buildcache import ObjectCache, ObjectStore
 from harness.elf_symbols import ElfError, duplicate_definitions
 from harness.kernels import own_kernels
@@ -59,6 +60,18 @@ API_ERRORS = ["-Werror=int-conversion", "-Werror=incompatible-pointer-types",
 # float arguments: an error there too.
 LIBRARY_ERRORS = ["-Werror=implicit-function-declaration"]
 FORCED_INCLUDE = RUNTIME_DIR / "include" / "ptl_toolchain_types.h"
+# NUM_CORES. The harness builds a library once for every core count: the
+# variant's count is the variable ptl_num_cores (pmsis.h), set before each
+# variant. In an #if, though, an identifier is 0, so a library file that
+# chooses its code by NUM_CORES in the preprocessor (`#if NUM_CORES > 1`)
+# would be compiled as for one core and run by every core of the team. Such
+# a file (found by preprocessing it both ways, cluster_files) gets the
+# cluster's form instead: the preprocessor sees the cluster's cores, as a
+# deployment's build does, and the code still the variant's count (never 0).
+CLUSTER_CORES = c_header.number("ptl_runner.h", "PTL_MAX_CORES")
+NUM_CORES_TEAM = "-DNUM_CORES=ptl_num_cores"
+NUM_CORES_CLUSTER = ["-UNUM_CORES", f"-DNUM_CORES=(ptl_num_cores?ptl_num_cores:{CLUSTER_CORES})"]
+_NUM_CORES_DIRECTIVE = re.compile(r"^[ \t]*#[^\n]*\bNUM_CORES\b", re.M)
 _FIELD_QUERY = re.compile(r"\bPTL_HAS_FIELD\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _FUNC_QUERY = re.compile(r"\bPTL_HAS_FUNC\(\s*(\w+)\s*\)")
 # A compiler's or linker's error line (not a path that merely holds "error").
@@ -88,11 +101,13 @@ class UnitReport:
     library_failed: dict[str, str] = field(default_factory=dict)     # library file -> first error
     missing_fields: dict[str, list[str]] = field(default_factory=dict)  # unit -> ["Struct.field", ...]
     missing_kernels: dict[str, dict[int, str]] = field(default_factory=dict)  # table -> {index: name}
+    cluster_files: list[str] = field(default_factory=list)           # library files given NUM_CORES_CLUSTER
 
     def save(self, outdir: Path) -> None:
         (outdir / UNIT_MANIFEST).write_text(json.dumps(
             {"built": self.built, "failed": self.failed, "library_failed": self.library_failed,
-             "missing_fields": self.missing_fields, "missing_kernels": self.missing_kernels}, indent=1))
+             "missing_fields": self.missing_fields, "missing_kernels": self.missing_kernels,
+             "cluster_files": self.cluster_files}, indent=1))
 
     @classmethod
     def load(cls, artefact: Path) -> "UnitReport":
@@ -100,7 +115,7 @@ class UnitReport:
         missing_kernels = {table: {int(index): name for index, name in kernels.items()}
                            for table, kernels in data.get("missing_kernels", {}).items()}
         return cls(data["built"], data["failed"], data["library_failed"], data.get("missing_fields", {}),
-                   missing_kernels)
+                   missing_kernels, data.get("cluster_files", []))
 
 
 def unit_of(family: str, dtype: str) -> str:
@@ -173,6 +188,34 @@ def _library_has(toolchain: Toolchain, library: LibrarySource, struct: str, name
     return _run(toolchain.compile(source, source.with_suffix(".o"), library_flags(library))).returncode == 0
 
 
+def cluster_files(toolchain: Toolchain, library: LibrarySource, workdir: Path) -> list[Path]:
+    """The library files whose preprocessed text depends on NUM_CORES's
+    value (an #if on it, directly or through a macro): each preprocessed with
+    NUM_CORES as the team's variable (0 in an #if) and as the cluster's form,
+    the latter's spelling then put back; they differ only where a directive
+    chose otherwise. Only looked for in a library with a directive that
+    names NUM_CORES at all (lib_c has none)."""
+    texts = [path.read_text(errors="replace") for root in (*library.include_dirs, *{s.parent for s in library.sources})
+             for path in sorted(Path(root).glob("*.[ch]"))]
+    if not any(_NUM_CORES_DIRECTIVE.search(text) for text in texts):
+        return []
+    cluster_value = NUM_CORES_CLUSTER[-1].split("=", 1)[1]
+    team_value = NUM_CORES_TEAM.split("=", 1)[1]
+
+    def depends(source: Path) -> bool:
+        outputs = []
+        for tag, define in (("team", [NUM_CORES_TEAM]), ("cluster", NUM_CORES_CLUSTER)):
+            out = workdir / f"num_cores_{tag}_{source.stem}.i"
+            result = _run(toolchain.compile(source, out, [*library_flags(library), "-UNUM_CORES", *define, "-E", "-P"]))
+            if result.returncode != 0:
+                return False  # it does not compile: its build says why
+            outputs.append(out.read_text(errors="replace"))
+        return outputs[0] != outputs[1].replace(cluster_value, team_value)
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    return [source for source, dep in zip(library.sources, parallel(depends, library.sources)) if dep]
+
+
 def unit_table(unit: str, dtype: str) -> str:
     """The C name of an op unit's op table in one dtype."""
     return f"ptl_ops_{unit}_{dtype}"
@@ -226,9 +269,12 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
         argv = toolchain.compile(source, obj, flags)
         return _run(argv) if cache is None else cache.compile(argv, source, obj, _run)
 
-    report = UnitReport()
     core_jobs = {src: [] for src in [*core_runner_sources(), *extra_core]}
-    library_jobs = {src: [*library_flags(library), *LIBRARY_ERRORS] for src in library.sources}
+    report = UnitReport()
+    clustered = cluster_files(toolchain, library, objdir)
+    report.cluster_files = sorted(src.name for src in clustered)
+    library_jobs = {src: [*library_flags(library), *LIBRARY_ERRORS, *(NUM_CORES_CLUSTER if src in clustered else [])]
+                    for src in library.sources}
     queries = {(unit, dtype): field_queries(source, dtype)
                for unit, source in op_unit_sources().items() for dtype in UNIT_DTYPES}
     kernel_probes = {("", name): (table, index) for table, index, name in own_kernels()}

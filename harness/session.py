@@ -19,8 +19,8 @@ import numpy as np
 from golden.bundle import BundleCache, ReferenceBundle
 from golden.formats import format_named
 from golden.inputs import uniform_inputs
-from harness import core_split, failures
-from harness.build_units import UnitReport, headline, unit_of
+from harness import build_units, core_split, failures
+from harness.build_units import CLUSTER_CORES, UnitReport, headline, unit_of
 from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
 from harness.delivery import runnable
@@ -204,6 +204,9 @@ class Session:
                 line += f"; NOT built: {', '.join(sorted(units.failed))}"
             if units.library_failed:
                 line += f"; library files that do not compile: {', '.join(sorted(units.library_failed))}"
+            if units.cluster_files:
+                line += (f"; choosing code by NUM_CORES in the preprocessor, compiled as for the "
+                         f"{CLUSTER_CORES}-core cluster (README, NUM_CORES): {', '.join(units.cluster_files)}")
             lines.append(line)
         return lines
 
@@ -241,7 +244,9 @@ class Session:
             config = self._config(fp16_format)
             self._materials[fp16_format] = dict(
                 self.target.build_material(config), fp16_format=fp16_format, sanitize=self.sanitize,
-                sources=digest_files(self.target.source_roots(config)))
+                sources=digest_files(self.target.source_roots(config)),
+                # how a library is built file by file (e.g. which files get which NUM_CORES)
+                recipe=digest_files([Path(build_units.__file__)]))
         return self._materials[fp16_format]
 
     def scope_for(self, dtype: str, any_build: bool = False) -> Scope:
@@ -265,7 +270,8 @@ class Session:
         """The configuration of a format's build, with the object cache of its tools."""
         if fp16_format not in self._build_configs:
             material = self.material_for(fp16_format)
-            tools = BuildCache.key_of({key: value for key, value in material.items() if key != "sources"})
+            # an object's own key holds its argv and source: the recipe that chose them is not needed
+            tools = BuildCache.key_of({key: value for key, value in material.items() if key not in ("sources", "recipe")})
             self._build_configs[fp16_format] = replace(
                 self._config(fp16_format), objects=ObjectStore(self.objects_dir, tools, warn=self.warn))
         return self._build_configs[fp16_format]
@@ -509,8 +515,7 @@ class Session:
                     else f"not run: the runner stopped at a data race in variant {first_missing}")
             return CaseFailure(failures.RACE, f"{lead}: {race}\n{where}")
         if run.crash or (raw.returncode not in (0, None)):
-            cause = (f"trap cause {run.crash.cause} at pc {run.crash.epc:#x} (tval {run.crash.tval:#x}) "
-                     f"on core {run.crash.hart}" if run.crash
+            cause = (self.target.describe_crash(run.crash) if run.crash
                      else sanitizer_report(raw.stderr) or f"exit status {raw.returncode}")
             lead = ("the runner crashed in this variant" if index == first_missing
                     else f"not run: the runner crashed in variant {first_missing}")

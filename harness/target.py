@@ -142,6 +142,11 @@ class Runner(ABC):
         sizes its budget by the case's work). payload None: the artefact
         was built with its payload compiled in."""
 
+    def describe_crash(self, crash) -> str:
+        """A CRASH record (protocol.Crash) in words: on the RISC-V targets
+        a trap, its mcause, mepc and mtval."""
+        return f"trap cause {crash.cause} at pc {crash.epc:#x} (tval {crash.tval:#x}) on core {crash.hart}"
+
 
 class Target(Builder, Runner):
     """A Builder plus a Runner, with what the pair can do (Capabilities).

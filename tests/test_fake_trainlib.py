@@ -133,16 +133,28 @@ def test_a_body_split_in_pairs_fails_only_where_one_core_runs_alone(run):
     """As the published vect_sum_fp16 (README, "One core alone"): n = 9 in
     pairs gives 3 cores the blocks [0, 4), [4, 8), [8, 9) for the documented
     [0, 3), [3, 6), [6, 9); on 8 cores both give every core at most 2 of the
-    same elements, and one core is the whole team."""
+    same elements, and one core is the whole team.
+    The split is chosen by `#if NUM_CORES > 1`: had the file been built as
+    for one core, every core would cast everything and both directions
+    would fail every alone case on 3 and 8 cores."""
     rows = rows_of(run, "cast_to_fp32", "bf16")
-    assert len(rows) == 3 * 3   # alone 0, 1, 2 x cores 1, 3, 8
+    assert len(rows) == 3 + 2 * 2   # the team at 1, 3, 8 cores; each core alone at 3 and 8
     failed = {tid for tid, r in rows.items() if r["outcome"] != "passed"}
     assert failed == {"cast_to_fp32-bf16-fw-n9-alone1-direct-c3", "cast_to_fp32-bf16-fw-n9-alone2-direct-c3"}
     for tid in failed:
         assert rows[tid]["failure_class"] == "numeric"
         assert "alone: core" in run["texts"][tid] and "units [" in run["texts"][tid]
     fp16 = rows_of(run, "cast_to_fp16", "bf16")   # the documented split
-    assert len(fp16) == 9 and {r["outcome"] for r in fp16.values()} == {"passed"}
+    assert len(fp16) == 7 and {r["outcome"] for r in fp16.values()} == {"passed"}
+
+
+def test_a_file_that_chooses_its_split_in_the_preprocessor_is_compiled_for_the_cluster(run):
+    """NUM_CORES is the variant's count at run time; in an #if it would be 0
+    (README, "NUM_CORES"): the run header names the file built for the
+    cluster, and only it (the fake's other files have no such #if)."""
+    lines = [l for l in run["console"].splitlines() if "compiled as for the 8-core cluster" in l]
+    assert lines and all(l.endswith("(README, NUM_CORES): pulp_cast_fp16.c") for l in lines), lines
+    assert run["units"] and all(u["cluster_files"] == ["pulp_cast_fp16.c"] for u in run["units"])
 
 
 def test_the_header_shaped_like_the_published_one_is_named_in_the_run_header(run):

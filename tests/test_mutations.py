@@ -627,6 +627,25 @@ def test_a_core_that_skips_a_barrier_is_reported_as_a_deadlock_free_and_sequence
                 f"barrier 1 of the fork, core(s) 1 returned without reaching it") in texts[variant], texts[variant]
 
 
+def test_a_signal_on_the_host_is_a_crash_naming_the_signal_its_cause_and_the_core(tmp_path, cache_dir):
+    """Core 2 divides by zero (as the published DS-CNN does with a stride its
+    call leaves unset): the host runner's CRASH record names the signal, why
+    (si_code), and the core, not a trap cause and pc 0."""
+    mutant = mutant_library(tmp_path / "lib", SourceEdit(
+        "sources/pulp_matmul_fp32.c",
+        "void mm_unroll_2x2(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x2, 0); }",
+        "void mm_unroll_2x2(void *matMul_args)\n{\n    volatile int dividend = 1, divisor = pi_core_id() != 2;\n"
+        "    volatile int quotient = dividend / divisor; /* a constant 1 / x GCC computes without a division */\n"
+        "    (void)quotient;\n"
+        "    ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_2x2, 0);\n}"))
+    variant = "matmul-fp32-fw-N9xM4xK8-trans_B0-bias0-mm_unroll_2x2-c3"
+    rows, texts = run_slice(mutant, variant, tmp_path / "run", cache_dir)
+    assert [(r["test_id"], r["outcome"], r["failure_class"]) for r in rows] == [(variant, "failed", "crash")]
+    assert ("the runner crashed in this variant: signal SIGFPE (integer division by zero) at address ..."
+            in texts[variant]), texts[variant]
+    assert "(its low 32 bits) on core 2" in texts[variant], texts[variant]
+
+
 @pytest.mark.skipif(toolchain.unavailable_reason() is not None,
                     reason=f"QEMU toolchain: {toolchain.unavailable_reason()}")
 def test_a_kernel_that_spins_is_a_timeout_at_its_budget_and_hides_no_other_variant(tmp_path, cache_dir):

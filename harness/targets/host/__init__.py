@@ -19,11 +19,12 @@ environment of a run): compiler (PTL_HOST_CC) and team_order
 from __future__ import annotations
 
 import shutil
+import signal
 from collections.abc import Mapping
 from pathlib import Path
 
 from harness import toolchain as qemu_toolchain
-from harness.build_units import Toolchain, UnitReport, build_runner
+from harness.build_units import NUM_CORES_TEAM, Toolchain, UnitReport, build_runner
 from harness.compilers import Arithmetic, Compiler
 from harness.option_values import OptionValueError, from_env, given, label
 from harness.delivery import COMPILED_IN, check as check_delivery, options_from_environment as delivery_options
@@ -105,7 +106,7 @@ class HostTarget(Target):
     def flags(self, config: BuildConfig) -> list[str]:
         if config.sanitize and config.sanitize not in SANITIZERS:
             raise BuildError(f"unknown sanitizer set {config.sanitize!r}; use one of {sorted(SANITIZERS)}")
-        flags = ["-std=gnu11", *SANITIZERS.get(config.sanitize, ("-O2", "-g")), "-pthread", "-DNUM_CORES=ptl_num_cores",
+        flags = ["-std=gnu11", *SANITIZERS.get(config.sanitize, ("-O2", "-g")), "-pthread", NUM_CORES_TEAM,
                  "-DOPTIMIZE", FP16_DEFINES[config.fp16_format], "-fno-fast-math", "-ffp-contract=off"]
         if config.sanitize:
             flags += [f"-fsanitize={config.sanitize}", "-fno-omit-frame-pointer",
@@ -146,6 +147,16 @@ class HostTarget(Target):
             extra.append(Path(embedded_payload))
         return build_runner(toolchain, config.library, extra, outdir / "runner", outdir / "obj", config.objects)
 
+    def describe_crash(self, crash) -> str:
+        """The host runner's CRASH record (platform_host.c): a signal, its
+        si_code and the low 32 bits of si_addr, on a core of the team."""
+        try:
+            name = signal.Signals(crash.cause).name
+        except ValueError:
+            name = f"signal {crash.cause}"
+        why = SIGNAL_CODES.get((name, crash.epc), f"si_code {crash.epc}")
+        return f"signal {name} ({why}) at address ...{crash.tval:08x} (its low 32 bits) on core {crash.hart}"
+
     def run(self, artefact: Path, payload: bytes | None, timeout: float, workdir: Path,
             case_id: str = "") -> RawRun:
         """payload None runs an artefact built with an embedded payload."""
@@ -162,6 +173,18 @@ class HostTarget(Target):
         raw.deadlock = raw.returncode == DEADLOCK_EXIT
         return raw
 
+
+# si_code of the signals the host runner catches (Linux, <bits/siginfo-consts.h>):
+# what describe_crash says beside the signal's name.
+SIGNAL_CODES = {
+    ("SIGFPE", 1): "integer division by zero", ("SIGFPE", 2): "integer overflow",
+    ("SIGFPE", 3): "floating-point division by zero", ("SIGFPE", 4): "floating-point overflow",
+    ("SIGFPE", 5): "floating-point underflow", ("SIGFPE", 6): "floating-point inexact result",
+    ("SIGFPE", 7): "invalid floating-point operation",
+    ("SIGSEGV", 1): "address not mapped", ("SIGSEGV", 2): "no permission for the access",
+    ("SIGBUS", 1): "misaligned address", ("SIGBUS", 2): "nonexistent physical address",
+    ("SIGILL", 1): "illegal opcode", ("SIGILL", 2): "illegal operand",
+}
 
 # Sanitizer reports must end the run with a recognisable status, and name
 # file:line in their frames. clang-19's runtimes (the published library's

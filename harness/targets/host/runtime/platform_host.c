@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pmsis.h"
 #include "ptl_platform.h"
 #include "ptl_protocol.h"
 
@@ -25,11 +26,16 @@ static uint64_t now_ns(void)
 }
 
 /* A fault becomes a CRASH record, like a trap on the embedded targets, so
- * the harness can say which signal hit instead of only "died". */
+ * the harness can say which signal hit instead of only "died": the core
+ * (the thread's team id), the signal, its si_code (why: e.g. an integer
+ * division by zero) and the low 32 bits of si_addr (the faulting access,
+ * or for SIGFPE and SIGILL the instruction). HostTarget.describe_crash
+ * reads them so. */
 static void on_fatal_signal(int signo, siginfo_t *info, void *context)
 {
     (void)context;
-    ptl_emit_crash(0, (uint32_t)signo, 0, (uint32_t)(uintptr_t)info->si_addr);
+    ptl_emit_crash((uint32_t)pi_core_id(), (uint32_t)signo, (uint32_t)info->si_code,
+                   (uint32_t)(uintptr_t)info->si_addr);
     fflush(stdout);
     _exit(PTL_EXIT_TRAP);
 }
