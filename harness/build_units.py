@@ -210,6 +210,7 @@ def cluster_files(toolchain: Toolchain, library: LibrarySource, workdir: Path) -
             if result.returncode != 0:
                 return False  # it does not compile: its build says why
             outputs.append(out.read_text(errors="replace"))
+            out.unlink()
         return outputs[0] != outputs[1].replace(cluster_value, team_value)
 
     workdir.mkdir(parents=True, exist_ok=True)

@@ -182,6 +182,7 @@ SIGNAL_CODES = {
     ("SIGFPE", 5): "floating-point underflow", ("SIGFPE", 6): "floating-point inexact result",
     ("SIGFPE", 7): "invalid floating-point operation",
     ("SIGSEGV", 1): "address not mapped", ("SIGSEGV", 2): "no permission for the access",
+    ("SIGSEGV", 128): "general protection fault, e.g. a non-canonical address",  # SI_KERNEL
     ("SIGBUS", 1): "misaligned address", ("SIGBUS", 2): "nonexistent physical address",
     ("SIGILL", 1): "illegal opcode", ("SIGILL", 2): "illegal operand",
 }
