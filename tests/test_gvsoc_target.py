@@ -245,7 +245,7 @@ def test_a_case_too_large_for_L1_reports_what_of_its_heap_was_in_L2():
 
 def missing(name: str) -> CaseFailure:
     raw = replay(name)
-    this = SimpleNamespace(timeout=5.0)
+    this = SimpleNamespace(timeout=5.0, target=GvsocTarget())
     return Session._missing_result(this, 0, decode_records(raw.output), raw, "variant: x")
 
 
