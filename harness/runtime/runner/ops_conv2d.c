@@ -229,10 +229,7 @@ static int run_unroll(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         .HWC = g.hwc,
         .USE_DMA = use_dma,
     };
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, unroll, &args);
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
+    return op_frame_fork(&f, v, unroll, &args);
 }
 
 static int run_im2col(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -264,10 +261,7 @@ static int run_blocktransp(const struct ptl_case *c, struct ptl_variant v, uint3
         return op_frame_finish(&f, 0);
     struct PTL_S(blocktransp_args) args = {.weights = w, .bt_weights = bt, .Cin = Ci, .Cout = Co,
                                            .Hk = Hk, .Wk = Wk, .HWC = hwc};
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, PTL_F(pulp_blocktransp_, ), &args);
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
+    return op_frame_fork(&f, v, PTL_F(pulp_blocktransp_, ), &args);
 }
 
 const struct ptl_op PTL_OP_TABLE[] = {

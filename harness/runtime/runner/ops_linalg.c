@@ -52,10 +52,7 @@ static int run_matmul(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         .mm_args = &mm, .mm_dw_args = NULL, .layer_type = LAYER_LINEAR, .step_type = STEP_FW,
         .matmul_type = v.kernel,
     };
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, PTL_S(mm_manager), &manager);
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
+    return op_frame_fork(&f, v, PTL_S(mm_manager), &manager);
 }
 
 /* ---- linear ----------------------------------------------------------------------

@@ -56,10 +56,7 @@ static int run_sgd(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     struct optim_args_fp16 args = {.weights = &weights, .biases = &biases, .learning_rate = PTL_FROM_F32(lr),
                                    .weight_decay_lambda = PTL_FROM_F32(lambda), .use_biases = use_biases};
 #endif
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, PTL_F(pulp_gradient_descent_, ), &args);
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
+    return op_frame_fork(&f, v, PTL_F(pulp_gradient_descent_, ), &args);
 }
 
 const struct ptl_op PTL_OP_TABLE[] = {

@@ -74,10 +74,7 @@ static int run_pool(const struct ptl_case *c, struct ptl_variant v, uint32_t vi,
                                  .W = s.Wo, .H = s.Ho, .C = s.C};
     struct PTL_S(pool_args) args = {.input = &input, .output = &output, .Hker = s.Hk, .Wker = s.Wk,
                                     .Hstride = s.Hs, .Wstride = s.Ws};
-    ptl_measure_begin(vi);
-    pi_cl_team_fork(v.cores, fw ? fw_fn : bw_fn, &args);
-    ptl_measure_end(vi);
-    return op_frame_finish(&f, 1);
+    return op_frame_fork(&f, v, fw ? fw_fn : bw_fn, &args);
 }
 
 static int run_avgpool(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
