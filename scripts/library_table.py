@@ -7,7 +7,8 @@ failures are told from new ones).
 
 Columns: variants, passed, known bugs and unsupported (expected by the
 --expect file), not_fit (cases that do not apply: another 16-bit format,
-L1), new failures, and for a family that did not build, the first line of
+L1), absent (lib_c's own kernels, which the library does not have: not
+run), new failures, and for a family that did not build, the first line of
 why.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-COLUMNS = ("variants", "passed", "known_bug", "unsupported", "not_fit", "new")
+COLUMNS = ("variants", "passed", "known_bug", "unsupported", "not_fit", "absent", "new")
 
 
 def tally(rows: list[dict]) -> dict[tuple[str, str], dict]:
@@ -31,8 +32,8 @@ def tally(rows: list[dict]) -> dict[tuple[str, str], dict]:
             cell["passed"] += 1
         elif expectation in ("known_bug", "unsupported"):
             cell[expectation] += 1
-        elif row["failure_class"] == "not_fit":
-            cell["not_fit"] += 1
+        elif row["failure_class"] in ("not_fit", "absent"):
+            cell[row["failure_class"]] += 1
         else:
             cell["new"] += 1
         if row["failure_class"] == "build" and not cell["build"]:
