@@ -153,7 +153,7 @@ class HostTarget(Target):
         try:
             name = signal.Signals(crash.cause).name
         except ValueError:
-            name = f"signal {crash.cause}"
+            name = str(crash.cause)
         why = SIGNAL_CODES.get((name, crash.epc), f"si_code {crash.epc}")
         return f"signal {name} ({why}) at address ...{crash.tval:08x} (its low 32 bits) on core {crash.hart}"
 
