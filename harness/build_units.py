@@ -69,8 +69,10 @@ FORCED_INCLUDE = RUNTIME_DIR / "include" / "ptl_toolchain_types.h"
 # cluster's form instead: the preprocessor sees the cluster's cores, as a
 # deployment's build does, and the code still the variant's count (never 0).
 CLUSTER_CORES = c_header.number("ptl_runner.h", "PTL_MAX_CORES")
-NUM_CORES_TEAM = "-DNUM_CORES=ptl_num_cores"
-NUM_CORES_CLUSTER = ["-UNUM_CORES", f"-DNUM_CORES=(ptl_num_cores?ptl_num_cores:{CLUSTER_CORES})"]
+_TEAM_VALUE = "ptl_num_cores"
+_CLUSTER_VALUE = f"(ptl_num_cores?ptl_num_cores:{CLUSTER_CORES})"
+NUM_CORES_TEAM = f"-DNUM_CORES={_TEAM_VALUE}"
+NUM_CORES_CLUSTER = ["-UNUM_CORES", f"-DNUM_CORES={_CLUSTER_VALUE}"]
 _NUM_CORES_DIRECTIVE = re.compile(r"^[ \t]*#[^\n]*\bNUM_CORES\b", re.M)
 _FIELD_QUERY = re.compile(r"\bPTL_HAS_FIELD\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _FUNC_QUERY = re.compile(r"\bPTL_HAS_FUNC\(\s*(\w+)\s*\)")
@@ -199,9 +201,6 @@ def cluster_files(toolchain: Toolchain, library: LibrarySource, workdir: Path) -
              for path in sorted(Path(root).glob("*.[ch]"))]
     if not any(_NUM_CORES_DIRECTIVE.search(text) for text in texts):
         return []
-    cluster_value = NUM_CORES_CLUSTER[-1].split("=", 1)[1]
-    team_value = NUM_CORES_TEAM.split("=", 1)[1]
-
     def depends(source: Path) -> bool:
         outputs = []
         for tag, define in (("team", [NUM_CORES_TEAM]), ("cluster", NUM_CORES_CLUSTER)):
@@ -211,7 +210,7 @@ def cluster_files(toolchain: Toolchain, library: LibrarySource, workdir: Path) -
                 return False  # it does not compile: its build says why
             outputs.append(out.read_text(errors="replace"))
             out.unlink()
-        return outputs[0] != outputs[1].replace(cluster_value, team_value)
+        return outputs[0] != outputs[1].replace(_CLUSTER_VALUE, _TEAM_VALUE)
 
     workdir.mkdir(parents=True, exist_ok=True)
     return [source for source, dep in zip(library.sources, parallel(depends, library.sources)) if dep]
