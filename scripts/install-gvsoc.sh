@@ -32,7 +32,7 @@ GIT_BASE="${PTL_GVSOC_GIT_BASE:-https://github.com/gvsoc}"
 GVSOC_COMMIT=209c147cbd293d5c1590694e68c489122c777acc
 # What this script builds beyond upstream; the harness checks PREFIX/VERSION
 # for each (harness/targets/gvsoc/ reads this line).
-FEATURES="separate-fp-regfile cluster-fpus cache-flush fcvt-s-h-rounding"
+FEATURES="separate-fp-regfile cluster-fpus cache-flush fcvt-s-h-rounding error-mapping"
 JOBS="${JOBS:-$(nproc)}"
 SRC="$PREFIX/src/gvsoc"
 
@@ -80,7 +80,7 @@ if grep -q SINGLE_REGFILE "$CORES"; then
     die "$CORES still selects the single register file; the patch no longer applies"
 fi
 
-# Three patches of ours (scripts/gvsoc/), each applied once:
+# Four patches of ours (scripts/gvsoc/), each applied once:
 # - cluster-fpus.patch (gvsoc-pulp): the cluster's FPU count as a run-time
 #   choice: upstream's 4 FPUs shared by the 8 cores (core i uses FPU i mod 4)
 #   unless PTL_GVSOC_CLUSTER_FPUS=8 gives every core its own, as on the
@@ -93,6 +93,13 @@ fi
 #   the rounding-mode field its handler reads. Without it the handler read a
 #   stale immediate, and some FP16 runs stopped at random with GVSOC's
 #   "Unimplemented roudning mode nearest ties to max magnitude" (exit 255).
+# - error-mapping.patch (gvsoc-core): a router's "error" mapping answers an
+#   access it covers that no other mapping holds. Upstream never looked at it,
+#   so an access in the cluster's range outside L1 and the peripherals (one
+#   word past the end of L1, say) went to the default route, the SoC, which
+#   sent it back to the cluster: GVSOC spun forever at one simulated instant,
+#   where no in-simulation watchdog can see it. Now it is GVSOC's "Invalid
+#   access" (a crash naming the address and the pc).
 PATCHES="$(dirname "$(realpath "$0")")/gvsoc"
 apply_once() {  # apply_once DIR PATCH MARKER-FILE MARKER
     if ! grep -q "$4" "$1/$3"; then
@@ -102,6 +109,7 @@ apply_once() {  # apply_once DIR PATCH MARKER-FILE MARKER
 apply_once "$SRC/pulp" cluster-fpus.patch pulp/cpu/iss/pulp_iss_wrapper.cpp PTL_GVSOC_CLUSTER_FPUS
 apply_once "$SRC/core" cache-flush.patch models/cache/cache_impl.cpp "PTL patch"
 apply_once "$SRC/core" fcvt-s-h-rounding.patch models/cpu/iss/isa_gen/isa_smallfloats.py "PTL patch"
+apply_once "$SRC/core" error-mapping.patch engine/src/mapping_tree.cpp "PTL patch"
 
 log "Python packages into $PREFIX/venv"
 python3 -m venv "$PREFIX/venv"

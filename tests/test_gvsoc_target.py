@@ -86,8 +86,9 @@ def test_target_gvsoc_without_gvsoc_stops_with_one_line_naming_the_install_scrip
 
 
 @pytest.mark.parametrize("version, missing", [
-    (None, "has no"), ("209c147 separate-fp-regfile cluster-fpus cache-flush", "built without fcvt-s-h-rounding"),
-    ("209c147", "built without separate-fp-regfile, cluster-fpus, cache-flush, fcvt-s-h-rounding")])
+    (None, "has no"), ("209c147 separate-fp-regfile cluster-fpus cache-flush fcvt-s-h-rounding",
+                        "built without error-mapping"),
+    ("209c147", "built without separate-fp-regfile, cluster-fpus, cache-flush, fcvt-s-h-rounding, error-mapping")])
 def test_a_gvsoc_without_what_the_install_script_adds_is_unavailable_and_says_to_rerun_it(tmp_path, version,
                                                                                             missing):
     launcher = fake_launcher(tmp_path / "prefix" / "bin" / "gvsoc")
@@ -270,6 +271,19 @@ def test_an_access_to_an_unmapped_address_is_a_crash_naming_address_and_pc():
     assert "unmapped address 0x30000000" in failure.message
 
 
+def test_an_access_just_past_l1_is_a_crash_naming_address_and_pc_not_a_hang():
+    """One word past the end of L1, in a measured region with a budget: an
+    address in the cluster's range that nothing holds. GVSOC without the
+    install script's error-mapping patch spun there at one simulated instant
+    until the wall-clock timeout (the FC's watchdog never ticked)."""
+    assert recording("past-l1")["cycle_budget"] == 2_000_000
+    raw = replay("past-l1")
+    assert raw.returncode == 1 and not raw.timed_out
+    assert re.search(rb"unmapped address 0x10010000 by the instruction at pc 0x1c0[0-9a-f]{5}\n", raw.stderr)
+    failure = missing("past-l1")
+    assert failure.kind == failures.CRASH and "unmapped address 0x10010000" in failure.message
+
+
 @pytest.mark.parametrize("name", ["hang", "deadlock"])
 def test_the_fc_watchdog_stops_a_hang_or_a_deadlock_at_its_cycle_budget_as_a_timeout(name):
     """Spinning or all asleep in a measured region: the FC's timer still
@@ -349,6 +363,15 @@ def test_live_the_cluster_dma_moves_1d_and_2d_copies_between_l2_and_l1(tmp_path)
     raw = target.run(tmp_path, None, 60.0, tmp_path / "run")
     assert raw.returncode == 0, raw.stderr.decode()
     assert [v.status for v in decode_records(raw.output).variants] == [0, 0, 0]
+
+
+@needs_gvsoc
+def test_live_an_access_just_past_l1_ends_the_run_at_once(tmp_path):
+    target = make_target("gvsoc")
+    target.build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=6"])
+    raw = target.run(tmp_path, None, 60.0, tmp_path / "run")
+    assert not raw.timed_out and raw.returncode == 1, raw.stderr.decode()
+    assert b"unmapped address 0x10010000" in raw.stderr
 
 
 @needs_gvsoc

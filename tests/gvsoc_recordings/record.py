@@ -1,7 +1,8 @@
 """Re-records the GVSOC transcripts that tests/test_gvsoc_target.py replays.
 
-    PTL_GVSOC=PREFIX python tests/gvsoc_recordings/record.py
+    PTL_GVSOC=PREFIX python tests/gvsoc_recordings/record.py [NAME...]
 
+records every transcript, or only the ones named (e.g. past-l1). It
 needs GVSOC (scripts/install-gvsoc.sh) and the RISC-V toolchain. Each
 recording is one JSON file: the launcher's argv (paths shortened), exit code
 (null when killed), stdout, stderr, and for runner runs the payload's CRC
@@ -31,7 +32,7 @@ HERE = Path(__file__).parent
 WATCHDOG_BUDGET = 2_000_000
 # name: (PTL_TEST_CASE, the watchdog's cycle budget or None for none)
 SELF_TESTS = {"team": (0, None), "illegal": (1, None), "unmapped": (2, None), "hang": (3, WATCHDOG_BUDGET),
-              "deadlock": (4, WATCHDOG_BUDGET), "hang-unwatched": (3, None)}
+              "deadlock": (4, WATCHDOG_BUDGET), "hang-unwatched": (3, None), "past-l1": (6, WATCHDOG_BUDGET)}
 HANG_TIMEOUT_S = 5.0
 # name: (entry, case, core counts) of the runner's runs, kernel 0 each:
 # a small matmul whose run holds a 1-core and an 8-core variant, and a case
@@ -65,13 +66,21 @@ def record_runner(session: Session, name: str, entry, case_id: str, cores: tuple
            variants=[v.id for v in variants])
 
 
-def main() -> int:
+def main(names: list[str]) -> int:
+    unknown = sorted(set(names) - set(SELF_TESTS) - set(RUNNER_CASES))
+    if unknown:
+        print(f"no recording named {', '.join(unknown)}; there are {', '.join([*SELF_TESTS, *RUNNER_CASES])}",
+              file=sys.stderr)
+        return 2
+    wanted = set(names) or {*SELF_TESTS, *RUNNER_CASES}
     target = make_target("gvsoc")   # GVSOC where PTL_GVSOC (or PATH) says
     if target.unavailable_reason():
         print(target.unavailable_reason(), file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         for name, (number, budget) in SELF_TESTS.items():
+            if name not in wanted:
+                continue
             elf = target.build_program([SELF_TEST], Path(tmp) / name, [f"-DPTL_TEST_CASE={number}"])
             if budget is not None:
                 elf.write_bytes(elf_with_word(elf.read_bytes(), BUDGET_SYMBOL, budget))
@@ -80,9 +89,11 @@ def main() -> int:
 
         session = Session(target, DEFAULT_LIBRARY, Path(tmp) / "cache")
         for name, (entry, case_id, cores) in RUNNER_CASES.items():
+            if name not in wanted:
+                continue
             record_runner(session, name, entry, case_id, cores, Path(tmp) / name)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

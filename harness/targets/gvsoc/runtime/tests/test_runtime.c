@@ -24,6 +24,12 @@
  *               every byte is where it belongs and nothing else changed,
  *               and status 2 when a buffer is not in the memory it must be
  *               (L2 from 0x1c000000, L1 from 0x10000000)
+ *   6 past-l1   core 0 stores one word past the end of L1, in a measured
+ *               region: an address inside the cluster's range that nothing
+ *               is mapped at. GVSOC stops with "Invalid access" and exit
+ *               status 1 (the install script's error-mapping patch;
+ *               without it the access circled between the cluster and the
+ *               SoC at one simulated instant, past any watchdog's reach)
  *
  * The recordings in tests/gvsoc_recordings/ come from these programs
  * (tests/gvsoc_recordings/record.py).
@@ -33,6 +39,7 @@
 #include <stdint.h>
 
 #include "pmsis.h"
+#include "ptl_gvsoc.h"
 #include "ptl_platform.h"
 #include "ptl_protocol.h"
 
@@ -173,6 +180,10 @@ int main(void)
     ptl_emit_begin(0, 1);
     ptl_region_begin(0);
     pi_cl_team_fork(2, leave_without_barrier, 0);
+#elif PTL_TEST_CASE == 6
+    ptl_emit_begin(0, 1);
+    ptl_region_begin(0);
+    *(volatile uint32_t *)(uintptr_t)(PTL_GVSOC_L1_BASE + PTL_GVSOC_L1_SIZE) = 1;
 #elif PTL_TEST_CASE == 5
     ptl_emit_begin(0, 3);
     for (int kind = 0; kind < 3; kind++)
