@@ -180,15 +180,15 @@ int main(void)
     ptl_emit_begin(0, 1);
     ptl_region_begin(0);
     pi_cl_team_fork(2, leave_without_barrier, 0);
-#elif PTL_TEST_CASE == 6
-    ptl_emit_begin(0, 1);
-    ptl_region_begin(0);
-    *(volatile uint32_t *)(uintptr_t)(PTL_GVSOC_L1_BASE + PTL_GVSOC_L1_SIZE) = 1;
 #elif PTL_TEST_CASE == 5
     ptl_emit_begin(0, 3);
     for (int kind = 0; kind < 3; kind++)
         ptl_emit_variant((uint32_t)kind, (uint32_t)dma_test(kind), (uint32_t)kind, 0);
     ptl_emit_end();
+#elif PTL_TEST_CASE == 6
+    ptl_emit_begin(0, 1);
+    ptl_region_begin(0);
+    *(volatile uint32_t *)(uintptr_t)(PTL_GVSOC_L1_BASE + PTL_GVSOC_L1_SIZE) = 1;
 #endif
     return 0;
 }
