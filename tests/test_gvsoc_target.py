@@ -271,6 +271,10 @@ def test_an_access_to_an_unmapped_address_is_a_crash_naming_address_and_pc():
     assert "unmapped address 0x30000000" in failure.message
 
 
+# One word past the end of L1 (ptl_gvsoc.h), where self-test 6 stores.
+PAST_L1 = f"{gvsoc.layout()['PTL_GVSOC_L1_BASE'] + gvsoc.layout()['PTL_GVSOC_L1_SIZE']:#x}"
+
+
 def test_an_access_just_past_l1_is_a_crash_naming_address_and_pc_not_a_hang():
     """One word past the end of L1, in a measured region with a budget: an
     address in the cluster's range that nothing holds. GVSOC without the
@@ -279,9 +283,9 @@ def test_an_access_just_past_l1_is_a_crash_naming_address_and_pc_not_a_hang():
     assert recording("past-l1")["cycle_budget"] == 2_000_000
     raw = replay("past-l1")
     assert raw.returncode == 1 and not raw.timed_out
-    assert re.search(rb"unmapped address 0x10010000 by the instruction at pc 0x1c0[0-9a-f]{5}\n", raw.stderr)
+    assert re.search(rf"unmapped address {PAST_L1} by the instruction at pc 0x1c0[0-9a-f]{{5}}\n".encode(), raw.stderr)
     failure = missing("past-l1")
-    assert failure.kind == failures.CRASH and "unmapped address 0x10010000" in failure.message
+    assert failure.kind == failures.CRASH and f"unmapped address {PAST_L1}" in failure.message
 
 
 @pytest.mark.parametrize("name", ["hang", "deadlock"])
@@ -371,7 +375,7 @@ def test_live_an_access_just_past_l1_ends_the_run_at_once(tmp_path):
     target.build_program([gvsoc.SELF_TEST], tmp_path, ["-DPTL_TEST_CASE=6"])
     raw = target.run(tmp_path, None, 60.0, tmp_path / "run")
     assert not raw.timed_out and raw.returncode == 1, raw.stderr.decode()
-    assert b"unmapped address 0x10010000" in raw.stderr
+    assert f"unmapped address {PAST_L1}".encode() in raw.stderr
 
 
 @needs_gvsoc
