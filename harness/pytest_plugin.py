@@ -8,7 +8,7 @@ xdist worker), the classification of failures, and the reports. The one
 suite module that runs the catalogue stays declarative (suite/test_ops.py):
 
     def pytest_generate_tests(metafunc):
-        metafunc.parametrize("variant", variant_params(metafunc.config))
+        metafunc.parametrize("variant", variant_params(metafunc.config, metafunc.definition))
 
     def test_op(variant, ptl):
         ptl.check(variant)
@@ -35,6 +35,7 @@ from harness.child_process import die_with_parent_now
 from harness.expectations import FIXED, KNOWN_BUG, PASSED_BESIDE, UNSUPPORTED, Expectations, ExpectationsError
 from harness.failures import CaseFailure
 from harness.files import write_atomically
+from harness.keyword_prefilter import keep_by_keyword
 from harness.reports import ReportRow, completeness, write_csv, write_junit, write_summary
 from harness.results_db import ResultsDB, ResultsDBError
 from harness.session import Session
@@ -78,16 +79,24 @@ def pytest_addoption(parser):
     failure_summary.add_options(parser)
 
 
-def variant_params(config) -> list:
+def variant_params(config, definition=None) -> list:
     """One test per variant of the families --family names (default: every
     family of harness/catalogue). Each carries the marker family_<name>, so
     that `-k pool` or `-m family_pool` selects a family, and a case that uses
     a lib_c feature beyond the published API carries feature_<name>
-    (`-m "not feature_x"`)."""
+    (`-m "not feature_x"`). Given the test's definition (metafunc.definition),
+    a variant that `-k` deselects is not made at all (harness/keyword_prefilter.py)."""
     chosen = selected_families(config.getoption("family"))
-    return [pytest.param(v, id=v.id, marks=[getattr(pytest.mark, f"family_{family}"),
-                                            *(getattr(pytest.mark, f"feature_{f}") for f in v.case.features)])
-            for family in chosen for entry in catalogue.entries(family) for v in entry.variants()]
+    keep = keep_by_keyword(config, definition)
+    params = []
+    for family in chosen:
+        for entry in catalogue.entries(family):
+            for v in entry.variants():
+                marks = [getattr(pytest.mark, f"family_{family}"),
+                         *(getattr(pytest.mark, f"feature_{f}") for f in v.case.features)]
+                if keep is None or keep(v.id, marks):
+                    params.append(pytest.param(v, id=v.id, marks=marks))
+    return params
 
 
 def selected_families(option: str | None) -> list[str]:

@@ -7,7 +7,7 @@ from harness.pytest_plugin import variant_params
 
 def pytest_generate_tests(metafunc):
     if "variant" in metafunc.fixturenames:
-        metafunc.parametrize("variant", variant_params(metafunc.config))
+        metafunc.parametrize("variant", variant_params(metafunc.config, metafunc.definition))
 
 
 def test_op(variant, ptl):
