@@ -36,10 +36,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 
 from golden.bundle import Reference
 from golden.formats import NumberFormat
+from golden.lazy_torch import torch
 
 # Sigmoid inputs placed at every third element: saturation on both sides
 # (+90 and +104 give exactly 1), results that are binary32 subnormals

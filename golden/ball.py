@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
-
 from golden.formats import NumberFormat
+from golden.lazy_torch import torch
 
 
 def gamma(n: int, u: float) -> float:

@@ -14,13 +14,13 @@ recomputed, with a one-line warning, never believed.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from harness.files import write_atomically
 
@@ -83,9 +83,15 @@ def _golden_source_digest() -> str:
 _SOURCE_DIGEST = _golden_source_digest()
 
 
+# The installed torch's version, read without importing it (the same string
+# as torch.__version__, e.g. "2.13.0+cpu"): a run whose bundles are all
+# cached never imports torch (golden/lazy_torch.py).
+_TORCH_VERSION = importlib.metadata.version("torch")
+
+
 def bundle_key(description: dict) -> str:
     material = json.dumps(
-        {"case": description, "torch": torch.__version__, "golden": _SOURCE_DIGEST}, sort_keys=True
+        {"case": description, "torch": _TORCH_VERSION, "golden": _SOURCE_DIGEST}, sort_keys=True
     )
     return hashlib.sha256(material.encode()).hexdigest()
 

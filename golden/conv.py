@@ -24,10 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from golden.bundle import Reference
+from golden.lazy_torch import F, torch
 
 
 @dataclass(frozen=True)

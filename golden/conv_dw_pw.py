@@ -21,10 +21,9 @@ import math
 from typing import Callable
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from golden.bundle import Reference
+from golden.lazy_torch import F, torch
 
 STEPS = ("fw", "wg", "ig", "bw")   # bw: both gradients of one _bw_cl call
 

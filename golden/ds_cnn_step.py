@@ -85,11 +85,10 @@ the convolutions' WG 0.08, dwf 0.98 (a product, one rounding).
 from __future__ import annotations
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from golden.ball import Arith, Ball
 from golden.formats import NumberFormat
+from golden.lazy_torch import F, torch
 from golden.training import _ce_balls, _sgd_trajectory, _t, _teacher_forced_sgd
 
 BLOCKS = 4

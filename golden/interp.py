@@ -18,9 +18,9 @@ output as it was (y0, g0): exact.
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from golden.bundle import Reference
+from golden.lazy_torch import torch
 
 U32 = 2.0 ** -24
 

@@ -9,9 +9,9 @@ input, so the same map on absolute values gives sum |term|.
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from golden.bundle import Reference
+from golden.lazy_torch import torch
 
 
 def _t(array: np.ndarray, grad: bool = False) -> torch.Tensor:

@@ -36,10 +36,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 
 from golden.bundle import Reference
 from golden.formats import NumberFormat, format_named
+from golden.lazy_torch import torch
 
 FP32 = format_named("fp32")
 U32 = FP32.unit_roundoff

@@ -17,12 +17,12 @@ rounded FW results: exact inputs, so its balls start at radius 0.
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from golden import softmax
 from golden.ball import Arith, Ball
 from golden.bundle import Reference
 from golden.formats import NumberFormat
+from golden.lazy_torch import torch
 
 # binary32 roundings inside the device's scale beyond q_rsqrt's documented
 # bound (its Newton step: "up to rounding") and the scale's rounding to the

@@ -25,10 +25,9 @@ Max BW routes by x, so its magnitude routes |dy| by the same x.
 from __future__ import annotations
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from golden.bundle import Reference
+from golden.lazy_torch import F, torch
 
 
 def _t(array: np.ndarray, grad: bool = False) -> torch.Tensor:

@@ -16,9 +16,9 @@ sum N terms (N + 3 roundings per term), dX = G Wx^T sums M (M + 3).
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from golden.bundle import Reference
+from golden.lazy_torch import torch
 
 
 def _t(a: np.ndarray, rows: int) -> torch.Tensor:

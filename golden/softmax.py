@@ -23,10 +23,10 @@ magnitude (|dy_j| + sum |dy y|) |y_j|.
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from golden.bundle import Reference
 from golden.formats import NumberFormat
+from golden.lazy_torch import torch
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

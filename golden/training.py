@@ -58,11 +58,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from golden import losses
 from golden.formats import NumberFormat
+from golden.lazy_torch import F, torch
 
 FROZEN_CONV, FROZEN_LINEAR = 1, 2
 

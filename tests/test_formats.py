@@ -112,6 +112,28 @@ def test_every_16_bit_pattern_survives_from_bits_then_to_bits(fmt, n_nan_pattern
     assert np.isnan(fmt.from_bits(back[is_nan])).all()
 
 
+@pytest.mark.parametrize("fmt", [FP32, FP16, BF16], ids=["fp32", "fp16", "bf16"])
+def test_the_numpy_conversions_give_torchs_patterns_and_values(fmt):
+    """golden/formats.py converts without torch (so that a run that computes
+    no golden model never imports it); the patterns and values are torch's,
+    every 16-bit pattern and 200,000 fp32 ones, but for bfloat16's NaN, which
+    keeps its sign (torch's float64 -> bfloat16 made 0xFFFF of every NaN)."""
+    import torch
+    dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[fmt.name]
+    signed = torch.int16 if fmt.bits == 16 else torch.int32
+    rng = np.random.default_rng(7)
+    patterns = ALL_16_BIT_PATTERNS if fmt.bits == 16 else rng.integers(0, 1 << 32, 200_000, np.uint64).astype(np.uint32)
+    values = torch.from_numpy(patterns.view(np.int16 if fmt.bits == 16 else np.int32)).view(dtype).to(torch.float64).numpy()
+    ours = fmt.from_bits(patterns)
+    assert np.array_equal(ours, values, equal_nan=True) and np.array_equal(np.signbit(ours), np.signbit(values))
+    finite = values[np.isfinite(values)]
+    near = np.concatenate([finite, finite * (1 + 2.0 ** -30), -finite, [np.inf, -np.inf, 1e300, -1e-300]])
+    expected = torch.as_tensor(fmt.round(near)).to(dtype).view(signed).numpy().view(fmt.wire_dtype)
+    np.testing.assert_array_equal(fmt.to_bits(near), expected)
+    nan_bits = fmt.to_bits(np.array([np.nan, -np.nan]))
+    assert np.isnan(fmt.from_bits(nan_bits)).all() and list(np.signbit(fmt.from_bits(nan_bits))) == [False, True]
+
+
 def test_to_bits_of_negative_zero_keeps_the_sign_bit():
     assert FP16.to_bits(np.array([-0.0]))[0] == 0x8000
     assert BF16.to_bits(np.array([-0.0]))[0] == 0x8000
