@@ -87,16 +87,14 @@ def variant_params(config, definition=None) -> list:
     (`-m "not feature_x"`). Given the test's definition (metafunc.definition),
     a variant that `-k` deselects is not made at all (harness/keyword_prefilter.py)."""
     chosen = selected_families(config.getoption("family"))
+    marked = [(v, [getattr(pytest.mark, f"family_{family}"),
+                   *(getattr(pytest.mark, f"feature_{f}") for f in v.case.features)])
+              for family in chosen for entry in catalogue.entries(family) for v in entry.variants()]
     keep = keep_by_keyword(config, definition)
-    params = []
-    for family in chosen:
-        for entry in catalogue.entries(family):
-            for v in entry.variants():
-                marks = [getattr(pytest.mark, f"family_{family}"),
-                         *(getattr(pytest.mark, f"feature_{f}") for f in v.case.features)]
-                if keep is None or keep(v.id, marks):
-                    params.append(pytest.param(v, id=v.id, marks=marks))
-    return params
+    kept = [(v, marks) for v, marks in marked if keep is None or keep(v.id, marks)]
+    # None kept: all made, for pytest's -k to deselect. An empty list would make
+    # pytest's one placeholder item (test_op[NOTSET]), which `-k "not ..."` keeps.
+    return [pytest.param(v, id=v.id, marks=marks) for v, marks in (kept or marked)]
 
 
 def selected_families(option: str | None) -> list[str]:

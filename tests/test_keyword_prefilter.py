@@ -122,3 +122,15 @@ def test_a_run_with_k_makes_only_the_variants_it_keeps(tmp_path):
     ids = [line for line in lines if line.startswith("suite/")]
     assert len(ids) == int(lines[-1].split()[0])
     assert all("matmul-fp32-fw-N7xM8xK9" in line and line.endswith("-c8]") for line in ids)
+
+
+def test_a_k_that_keeps_nothing_runs_nothing_as_pytests_own_does():
+    """Were the parametrization left empty, pytest would make its one
+    placeholder item (test_op[NOTSET]), which `-k "not linalg"` keeps: a
+    skipped test where none was asked for. So with nothing kept every variant
+    is made, and pytest's -k deselects them all."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "linalg", "--collect-only",
+                             "-q", "-p", "no:xdist", "--target", "host", "-k", "not linalg"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 5, result.stdout[-2000:] + result.stderr[-2000:]
+    assert re.fullmatch(r"no tests collected \([1-9]\d* deselected\) in [\d.]+s", result.stdout.rstrip().splitlines()[-1])
