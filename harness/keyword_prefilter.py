@@ -7,9 +7,10 @@ at all. Its item's names are known before it exists, and they are the ones
 pytest's KeywordMatcher.from_item reads: the names of the item and of its
 parents below the root directory, their extra keywords, the test function's
 attributes, and the names of the markers in scope (the function's, its
-parents', the parameter's). So exactly the variants pytest's `-k` keeps are
-made (tests/test_keyword_prefilter.py compares the two), and pytest's `-k`
-still runs on them afterwards.
+parents', the parameter's). They are matched by pytest's own parser and
+KeywordMatcher, so exactly the variants pytest's `-k` keeps are made
+(tests/test_keyword_prefilter.py compares the two), and pytest's `-k` still
+runs on them afterwards.
 
 This holds for a test function whose only parameter is the variant, as
 suite/test_ops.py's; for any other `keep_by_keyword` returns None (keep all,
@@ -24,7 +25,7 @@ from typing import Callable, Iterable
 import pytest
 
 try:
-    from _pytest.mark import _is_matchable_function_attribute
+    from _pytest.mark import KeywordMatcher, _is_matchable_function_attribute
     from _pytest.mark.expression import Expression
 except ImportError:  # another pytest: no prefilter, pytest's -k alone
     Expression = None
@@ -42,17 +43,9 @@ def keep_by_keyword(config, definition) -> Callable[[str, Iterable], bool] | Non
     except SyntaxError:   # pytest's -k says what is wrong with it
         return None
     beside = names_beside_the_item(definition)
-    lowered = [name.lower() for name in beside]   # KeywordMatcher's match, the shared names lowered once
 
     def keep(param_id: str, marks: Iterable) -> bool:
-        names = [name.lower() for name in item_names(definition.name, (), param_id, marks)] + lowered
-
-        def matcher(sub: str, /, **kwargs) -> bool:
-            if kwargs:
-                raise pytest.UsageError("Keyword expressions do not support call parameters.")
-            sub = sub.lower()
-            return any(sub in name for name in names)
-        return expression.evaluate(matcher)
+        return expression.evaluate(KeywordMatcher(item_names(definition.name, beside, param_id, marks)))
     return keep
 
 
