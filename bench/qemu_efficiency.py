@@ -9,6 +9,12 @@
                for lib_c, both built in this run by the same compiler with
                the same flags (the one the library's headers compile with),
                so that the ratio compares code, not compilers
+  before       with --before PATH (an older lib_c, e.g. a git worktree of an
+               earlier commit): every kernel index of every dtype at 1 and 8
+               harts, then and now, both built in this run by the same
+               harness and compilers, and whether every index is at least
+               as fast as before (issue 27); an index the older library
+               lacks is new, not compared
   timeout      a deliberately hanging library is classified `timeout`
                within its timeout + 2 s
 
@@ -24,7 +30,8 @@ divide come on top. lib_c/README.md derives it.
 
 Writes reports/bench/kernel_efficiency.csv and kernel_efficiency.svg (a bar
 chart of instructions per MAC per kernel, the floors marked). Usage:
-    python bench/qemu_efficiency.py [--trainlib ../pulp-trainlib] [--timeout-check-seconds 3]
+    python bench/qemu_efficiency.py [--trainlib ../pulp-trainlib] [--before ../lib-before/lib_c]
+                                    [--timeout-check-seconds 3]
 """
 from __future__ import annotations
 
@@ -126,21 +133,58 @@ def print_rows(rows: list[dict]) -> None:
               f"{float(r['mac_per_instr_8h']):>12.2f} {float(r['speedup_8h']):>8.2f}")
 
 
-def efficiency(cache: Path) -> tuple[list[dict], dict]:
+def dtypes_built(session: Session) -> tuple[str, ...]:
+    if "fp16" not in session.target.capabilities.fp16_formats:
+        print("  fp16: not built (clang with Zfh missing)")
+        return ("fp32", "bf16")
+    return ("fp32", "fp16", "bf16")
+
+
+def efficiency(cache: Path) -> tuple[list[dict], dict[str, dict]]:
+    """lib_c's table, and its latencies {dtype: {(kernel, harts): instructions}}."""
     session = Session(make_target("qemu"), DEFAULT_LIBRARY, cache)
     rows = []
     print(f"\nlib_c, {SIZE}x{SIZE}x{SIZE}, B row-major: latency instructions per MAC on 1 hart, the floor of the "
           f"kernel's block (module doc) and the ratio to it; MAC per latency instruction on 8 harts")
-    lat_fp32 = None
-    for dtype in ("fp32", "fp16", "bf16"):
-        if dtype == "fp16" and "fp16" not in session.target.capabilities.fp16_formats:
-            print("  fp16: not built (clang with Zfh missing)")
-            continue
-        lat = latencies(session, dtype, HARTS)
-        lat_fp32 = lat if dtype == "fp32" else lat_fp32
-        rows += rows_of("lib_c", dtype, lat)
+    lat = {}
+    for dtype in dtypes_built(session):
+        lat[dtype] = latencies(session, dtype, HARTS)
+        rows += rows_of("lib_c", dtype, lat[dtype])
     print_rows(rows)
-    return rows, lat_fp32
+    return rows, lat
+
+
+def before(cache: Path, older: Path, now: dict[str, dict]) -> bool:
+    """Every kernel index of an older lib_c beside today's, at 1 and 8 harts,
+    both built in this run by the same harness and compilers. True when no
+    index takes more latency instructions now than then."""
+    session = Session(make_target("qemu"), older, cache)
+    print(f"\n{older} (before) beside lib_c (now), {SIZE}x{SIZE}x{SIZE}, B row-major, latency instructions "
+          f"(max over harts), both built in this run by the same harness and compilers")
+    print(f"  {'dtype':5} {'idx':>3} {'kernel':20} {'before 1h':>10} {'now 1h':>10} {'change':>8} "
+          f"{'before 8h':>10} {'now 8h':>10} {'change':>8}")
+    slower, compared, new = [], 0, 0
+    for dtype in now:
+        then = latencies(session, dtype, HARTS)
+        for k, name in enumerate(kernel_table(dtype)):
+            if (k, 1) not in now[dtype]:
+                continue
+            if (k, 1) not in then:
+                new += 1
+                print(f"  {dtype:5} {k:>3} {name:20} {'new: the older library lacks it':>50}")
+                continue
+            compared += 1
+            cells = []
+            for harts in HARTS:
+                old, cur = then[(k, harts)], now[dtype][(k, harts)]
+                cells.append(f"{old:>10} {cur:>10} {(cur - old) / old:>+8.2%}")
+                if cur > old:
+                    slower.append(f"{dtype} {name} at {harts} hart{'s' if harts > 1 else ''}")
+            print(f"  {dtype:5} {k:>3} {name:20} " + " ".join(cells))
+    verdict = "yes" if not slower else "NO, slower: " + ", ".join(slower)
+    print(f"  every kernel index at least as fast as before ({compared} compared at 1 and 8 harts, {new} new): "
+          f"{verdict}")
+    return not slower
 
 
 def summary(lat: dict[tuple[int, int], int]) -> bool:
@@ -253,21 +297,26 @@ def main() -> None:
     parser.add_argument("--timeout-check-seconds", type=float, default=3.0)
     parser.add_argument("--trainlib", type=Path, default=None,
                         help="a PULP-TrainLib checkout to measure beside lib_c, with the same compiler and flags")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="an older lib_c checkout: every kernel index then and now, at 1 and 8 harts")
     parser.add_argument("--csv", default=str(ROOT / "reports" / "bench" / "kernel_efficiency.csv"))
     args = parser.parse_args()
     target = make_target("qemu")
     reason = target.unavailable_reason()
     if reason:
         sys.exit(f"the qemu target is not available: {reason}")
-    if args.trainlib is not None:
+    for option, path in (("--trainlib", args.trainlib), ("--before", args.before)):
         try:
-            LibrarySource.at(args.trainlib)
+            if path is not None:
+                LibrarySource.at(path)
         except CaseFailure as exc:
-            sys.exit(f"--trainlib: {exc.message}")
+            sys.exit(f"{option}: {exc.message}")
     cache = ROOT / ".cache" / "ptl"
     determinism(cache)
     rows, lat = efficiency(cache)
-    met = summary(lat)
+    met = summary(lat["fp32"])
+    if args.before is not None:
+        met = before(cache, args.before.resolve(), lat) and met
     if args.trainlib is not None:
         rows += published(cache, args.trainlib.resolve())
     write_reports(rows, Path(args.csv))
