@@ -494,15 +494,19 @@ PTL_TILESET(4x6_spread, _spread, , 4, 2, 1, 1, 6, 4, 2, 1);
 PTL_ONE_TILE(1x1, tile_1x1_k1);
 PTL_ONE_TILE(1x1_u2, tile_1x1_k2);
 
-/* A core's slice of at most PTL_MM_TINY multiply-accumulates, or of at most
- * PTL_MM_TINY_1x1 where the tiles would all be 1 x 1, takes one loop per
- * element of C, K by 1, and no tile calls: their set-up costs more than the
- * MACs there. Measured on QEMU over the suite's small products (7,140 FP32
- * variants): the loop took fewer instructions than the tiles on almost every
- * slice of up to 24 MACs, on about half at 25 to 45, and on none at 63 or
- * more where blocks fit; 1 x 1 tile calls lose to it up to 64. */
-#define PTL_MM_TINY 24
-#define PTL_MM_TINY_1x1 64
+/* With a short K, a core's slice of at most PTL_MM_TINY_1x1 MACs in which
+ * the tiles would all be 1 x 1 takes one loop per element of C, K by 1, and
+ * no tile calls (run_tiny): a 1 x 1 call's set-up costs more than its MACs.
+ * A slice with a larger block takes the tiles, however small: with the rows
+ * walked inside the driver (run_short inlined), their calls cost less than
+ * the loop's per element. Measured on QEMU over the suite's 10,812 FP32
+ * matmul variants (2026-11-28), against other rules: the loop also for
+ * every slice of up to 16 or 24 MACs, also where the tiles would make a call
+ * per fewer than 4, 6 or 8 MACs, and this bound at 64, 128, 256 or 1024.
+ * This one at 128 left the fewest variants slower than lib_c before issue
+ * 27's kernels (a6a113c), and within 0.002% of the fewest instructions
+ * summed (at 256). lib_c/README.md has the figures. */
+#define PTL_MM_TINY_1x1 128
 
 /* Rows [row0, row1) x columns [col0, col1) of C, one element at a time. */
 static inline void run_tiny(const struct matMul_args *args, int row0, int row1, int col0, int col1)
@@ -525,9 +529,11 @@ static inline void run_tiny(const struct matMul_args *args, int row0, int row1, 
 /* Rows [row0, row1) x columns [col0, col1) of C with a short K: U x V blocks,
  * then 1 x V, U x 1 and 1 x 1 for what is left, one row panel per call. Few
  * live values, so that a small product pays for little more than its
- * multiply-accumulates. */
-static PTL_NOINLINE void run_short(const struct ptl_mm_tileset_fp32 *tiles, const struct matMul_args *args,
-                                   int row0, int row1, int col0, int col1)
+ * multiply-accumulates. Inlined into the driver: as a function of its own,
+ * its register saves came on top of the driver's, and small products took
+ * more instructions than before issue 27's kernels (lib_c/README.md). */
+static inline void run_short(const struct ptl_mm_tileset_fp32 *tiles, const struct matMul_args *args,
+                             int row0, int row1, int col0, int col1)
 {
     const int K = args->K, M = args->M, t = args->trans_B ? 1 : 0;
     const int U = tiles->heights[0], V = tiles->widths[0], b_col_step = t ? K : 1;
@@ -586,14 +592,14 @@ void ptl_mm_fp32_run(const struct matMul_args *args, const struct ptl_mm_tileset
         run_long(tiles, args, row0, row1, col0, col1);
         return;
     }
-    /* Without a U x V block, nor U x 1 or 1 x V, in the slice, the tiles
-     * would be 1 x 1 calls. macs is unsigned: a product beyond 32 bits wraps,
-     * and at worst takes the loop, which is right for any size. */
+    /* Without a U x V block, nor U x 1 or 1 x V, in the slice (blocks == 0),
+     * the tiles would be 1 x 1 calls. macs is unsigned: a product beyond 32
+     * bits wraps, and at worst takes the loop, which is right for any size. */
     const int rows = row1 - row0, cols = col1 - col0;
     const unsigned macs = (unsigned)rows * (unsigned)cols * (unsigned)K;
     const int U = tiles->heights[0], V = tiles->widths[0];
-    if (macs <= PTL_MM_TINY_1x1 &&
-        (macs <= PTL_MM_TINY || !((U > 1 && rows >= U) || (V > 1 && cols >= V))))
+    const int blocks = (U > 1 && rows >= U) || (V > 1 && cols >= V);
+    if (!blocks && macs <= PTL_MM_TINY_1x1)
         run_tiny(args, row0, row1, col0, col1);
     else
         run_short(tiles, args, row0, row1, col0, col1);
