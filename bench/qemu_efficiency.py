@@ -9,12 +9,13 @@
                for lib_c, both built in this run by the same compiler with
                the same flags (the one the library's headers compile with),
                so that the ratio compares code, not compilers
-  before       with --before PATH (an older lib_c, e.g. a git worktree of an
-               earlier commit): every kernel index of every dtype at 1 and 8
-               harts, then and now, both built in this run by the same
-               harness and compilers, and whether every index is at least
-               as fast as before (issue 27); an index the older library
-               lacks is new, not compared
+  before       with --before COMMIT (of this repository: its lib_c/ is taken
+               from git into a temporary directory, removed afterwards) or
+               --before PATH (an older lib_c checkout): every kernel index
+               of every dtype at 1 and 8 harts, then and now, both built in
+               this run by the same harness and compilers, and whether
+               every index is at least as fast as before (issue 27); an
+               index the older library lacks is new, not compared
   timeout      a deliberately hanging library is classified `timeout`
                within its timeout + 2 s
 
@@ -30,15 +31,17 @@ divide come on top. lib_c/README.md derives it.
 
 Writes reports/bench/kernel_efficiency.csv and kernel_efficiency.svg (a bar
 chart of instructions per MAC per kernel, the floors marked). Usage:
-    python bench/qemu_efficiency.py [--trainlib ../pulp-trainlib] [--before ../lib-before/lib_c]
+    python bench/qemu_efficiency.py [--trainlib ../pulp-trainlib] [--before a6a113c]
                                     [--timeout-check-seconds 3]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -154,12 +157,33 @@ def efficiency(cache: Path) -> tuple[list[dict], dict[str, dict]]:
     return rows, lat
 
 
-def before(cache: Path, older: Path, now: dict[str, dict]) -> bool:
+@contextlib.contextmanager
+def older_library(spec: str):
+    """The lib_c to compare with: a directory as it is, or a commit of this
+    repository, whose lib_c/ is extracted into a temporary directory that is
+    removed afterwards (nothing is added to the repository)."""
+    if Path(spec).is_dir():
+        yield Path(spec).resolve()
+        return
+    git = ["git", "-C", str(ROOT)]
+    rev = subprocess.run(git + ["rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}"],
+                         capture_output=True, text=True)
+    if rev.returncode != 0:
+        sys.exit(f"--before: {spec} is neither a directory nor a commit of {ROOT}")
+    with tempfile.TemporaryDirectory(prefix="ptl-before-") as tmp:
+        archive = subprocess.run(git + ["archive", rev.stdout.strip(), "lib_c"], capture_output=True)
+        if archive.returncode != 0:
+            sys.exit(f"--before: commit {spec} has no lib_c/ ({archive.stderr.decode().strip()})")
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        yield Path(tmp) / "lib_c"
+
+
+def before(cache: Path, older: Path, label: str, now: dict[str, dict]) -> bool:
     """Every kernel index of an older lib_c beside today's, at 1 and 8 harts,
     both built in this run by the same harness and compilers. True when no
     index takes more latency instructions now than then."""
     session = Session(make_target("qemu"), older, cache)
-    print(f"\n{older} (before) beside lib_c (now), {SIZE}x{SIZE}x{SIZE}, B row-major, latency instructions "
+    print(f"\nlib_c at {label} (before) beside lib_c (now), {SIZE}x{SIZE}x{SIZE}, B row-major, latency instructions "
           f"(max over harts), both built in this run by the same harness and compilers")
     print(f"  {'dtype':5} {'idx':>3} {'kernel':20} {'before 1h':>10} {'now 1h':>10} {'change':>8} "
           f"{'before 8h':>10} {'now 8h':>10} {'change':>8}")
@@ -297,26 +321,29 @@ def main() -> None:
     parser.add_argument("--timeout-check-seconds", type=float, default=3.0)
     parser.add_argument("--trainlib", type=Path, default=None,
                         help="a PULP-TrainLib checkout to measure beside lib_c, with the same compiler and flags")
-    parser.add_argument("--before", type=Path, default=None,
-                        help="an older lib_c checkout: every kernel index then and now, at 1 and 8 harts")
+    parser.add_argument("--before", default=None, metavar="COMMIT|PATH",
+                        help="an older lib_c (a commit of this repository, or a checkout): every kernel index "
+                             "then and now, at 1 and 8 harts")
     parser.add_argument("--csv", default=str(ROOT / "reports" / "bench" / "kernel_efficiency.csv"))
     args = parser.parse_args()
     target = make_target("qemu")
     reason = target.unavailable_reason()
     if reason:
         sys.exit(f"the qemu target is not available: {reason}")
-    for option, path in (("--trainlib", args.trainlib), ("--before", args.before)):
-        try:
-            if path is not None:
-                LibrarySource.at(path)
-        except CaseFailure as exc:
-            sys.exit(f"{option}: {exc.message}")
-    cache = ROOT / ".cache" / "ptl"
-    determinism(cache)
-    rows, lat = efficiency(cache)
-    met = summary(lat["fp32"])
-    if args.before is not None:
-        met = before(cache, args.before.resolve(), lat) and met
+    with contextlib.ExitStack() as stack:
+        older = stack.enter_context(older_library(args.before)) if args.before is not None else None
+        for option, path in (("--trainlib", args.trainlib), ("--before", older)):
+            try:
+                if path is not None:
+                    LibrarySource.at(path)
+            except CaseFailure as exc:
+                sys.exit(f"{option}: {exc.message}")
+        cache = ROOT / ".cache" / "ptl"
+        determinism(cache)
+        rows, lat = efficiency(cache)
+        met = summary(lat["fp32"])
+        if older is not None:
+            met = before(cache, older, args.before, lat) and met
     if args.trainlib is not None:
         rows += published(cache, args.trainlib.resolve())
     write_reports(rows, Path(args.csv))
