@@ -592,14 +592,14 @@ void ptl_mm_fp32_run(const struct matMul_args *args, const struct ptl_mm_tileset
         run_long(tiles, args, row0, row1, col0, col1);
         return;
     }
-    /* Without a U x V block, nor U x 1 or 1 x V, in the slice (blocks == 0),
+    /* Without a U x V block, nor U x 1 or 1 x V, in the slice (!has_block),
      * the tiles would be 1 x 1 calls. macs is unsigned: a product beyond 32
      * bits wraps, and at worst takes the loop, which is right for any size. */
     const int rows = row1 - row0, cols = col1 - col0;
     const unsigned macs = (unsigned)rows * (unsigned)cols * (unsigned)K;
     const int U = tiles->heights[0], V = tiles->widths[0];
-    const int blocks = (U > 1 && rows >= U) || (V > 1 && cols >= V);
-    if (!blocks && macs <= PTL_MM_TINY_1x1)
+    const int has_block = (U > 1 && rows >= U) || (V > 1 && cols >= V);
+    if (!has_block && macs <= PTL_MM_TINY_1x1)
         run_tiny(args, row0, row1, col0, col1);
     else
         run_short(tiles, args, row0, row1, col0, col1);
