@@ -330,8 +330,7 @@ def main() -> None:
     reason = target.unavailable_reason()
     if reason:
         sys.exit(f"the qemu target is not available: {reason}")
-    with contextlib.ExitStack() as stack:
-        older = stack.enter_context(older_library(args.before)) if args.before is not None else None
+    with older_library(args.before) if args.before is not None else contextlib.nullcontext() as older:
         for option, path in (("--trainlib", args.trainlib), ("--before", older)):
             try:
                 if path is not None:
