@@ -309,11 +309,12 @@ static void conv_mm_ig_team(void *job_ptr)
 {
     struct conv_mm_job *job = job_ptr;
     CONV_BLOCKTRANSP(&job->bt);
-    const struct unroll_geom ig = unroll_geom_of(&job->unroll, 1);
-    if (job->args->HWC)
-        unroll_rows_of(&ig, job->unroll.pBuffer, job->unroll.USE_DMA);
-    else
+    if (job->args->HWC) {
+        unroll_rows_of(&job->unroll, 1);
+    } else {
+        const struct unroll_geom ig = unroll_geom_of(&job->unroll, 1);
         unroll_cols_of(&ig, job->unroll.pBuffer, job->unroll.USE_DMA);
+    }
     pi_cl_team_barrier();
     CONV_MM_MANAGER(&job->mgr);
 }
