@@ -327,47 +327,17 @@ static inline void unroll_pixels(const struct unroll_geom *g, IM2COL_T *d, int y
         unroll_copy_run(d + k * g->C, unroll_at(g, 0, y, x), g->C, use_dma);
 }
 
-/* unroll_rows_of's windows [first, last) for HWC, by unroll_pixels. A
- * function of its own: inlined, it took the registers and the inlining
- * budget of the strided loop in unroll_rows_of (GCC: im2row of CHW bf16 +80%
- * on QEMU). The geometry is worked out again here from a, not passed: an
- * idle core, which does not call this, then does not store it for the call.
- * The loop reads it through a pointer the compiler cannot see through (the
- * empty asm, like Linux's OPTIMIZER_HIDE_VAR): held in registers instead,
- * clang 14 spilled most of it inside the loop (FP16 conv IG up to +30%). */
-__attribute__((noinline)) static void unroll_rows_of_pixels(const IM2COL_ARGS *a, int layer_ig, int first,
-                                                            int last)
-{
-    const struct unroll_geom geom = unroll_geom_of(a, layer_ig);
-    const struct unroll_geom *g = &geom;
-    __asm__("" : "+r"(g));
-    IM2COL_T *const buf = a->pBuffer;
-    const int use_dma = a->USE_DMA, taps = g->C * g->Hk * g->Wk;
-    for (int p = first; p < last; p++) {
-        const int oy = p / g->OW, ox = p - oy * g->OW;
-        IM2COL_T *const dst = buf + (size_t)p * taps;
-        for (int ky = 0; ky < g->Hk; ky++) {
-            const int y = unroll_source(oy * g->step_y + ky + g->off_y, g->dil_y, g->srcH);
-            unroll_pixels(g, dst + ky * g->tky, y, ox, use_dma);
-        }
-    }
-}
-
-/* X^T, P x T, into a->pBuffer: this core's windows, each a row of T taps,
- * of the unrolling unroll_geom_of(a, layer_ig). */
-static inline void unroll_rows_of(const IM2COL_ARGS *a, int layer_ig)
+/* unroll_rows_of's windows [first, last) when a tap's channels are not a run
+ * (CHW): tap by tap. A function of its own: beside the HWC loop, in one
+ * function, each took the other's registers (GCC: im2row of CHW bf16 up to
+ * +80% on QEMU, and of HWC +35% the other way round). The geometry is worked
+ * out again from a, not passed: an idle core, which does not call this,
+ * then does not store it for the call. */
+__attribute__((noinline)) static void unroll_rows_of_taps(const IM2COL_ARGS *a, int layer_ig, int first, int last)
 {
     const struct unroll_geom g = unroll_geom_of(a, layer_ig);
     IM2COL_T *const buf = a->pBuffer;
-    const int use_dma = a->USE_DMA;
     const int taps = g.C * g.Hk * g.Wk;
-    int first, last;
-    conv_core_slice(g.OH * g.OW, &first, &last);
-    if (g.tc == 1 && g.sc == 1) { /* a tap's channels are a run in the row and in the source */
-        if (first < last) /* an idle core skips the call */
-            unroll_rows_of_pixels(a, layer_ig, first, last);
-        return;
-    }
     for (int p = first; p < last; p++) {
         const int oy = p / g.OW, ox = p - oy * g.OW;
         IM2COL_T *const dst = buf + (size_t)p * taps;
@@ -385,6 +355,46 @@ static inline void unroll_rows_of(const IM2COL_ARGS *a, int layer_ig)
                 for (int c = 0; c < g.C; c++)
                     d[c * g.tc] = s[c * g.sc];
             }
+        }
+    }
+}
+
+/* g, for clang, through a pointer it cannot see through (an empty asm, like
+ * Linux's OPTIMIZER_HIDE_VAR), so that it reads the fields from memory where
+ * they are used: it held them in registers and spilled most of them inside
+ * the HWC loop (FP16 conv IG with HWC up to +29% on QEMU). GCC's code is
+ * shorter with them in registers (im2row of HWC 4% fewer instructions). */
+static inline const struct unroll_geom *unroll_geom_for_loop(const struct unroll_geom *g)
+{
+#ifdef __clang__
+    __asm__("" : "+r"(g));
+#endif
+    return g;
+}
+
+/* X^T, P x T, into a->pBuffer: this core's windows, each a row of T taps,
+ * of the unrolling unroll_geom_of(a, layer_ig). With HWC, a window's taps of
+ * one kernel row are runs of pixels (unroll_pixels). */
+static inline void unroll_rows_of(const IM2COL_ARGS *a, int layer_ig)
+{
+    const struct unroll_geom geom = unroll_geom_of(a, layer_ig);
+    int first, last;
+    conv_core_slice(geom.OH * geom.OW, &first, &last);
+    if (first >= last)
+        return;
+    if (geom.tc != 1 || geom.sc != 1) { /* a tap's channels are not a run in the row and in the source */
+        unroll_rows_of_taps(a, layer_ig, first, last);
+        return;
+    }
+    const struct unroll_geom *g = unroll_geom_for_loop(&geom);
+    IM2COL_T *const buf = a->pBuffer;
+    const int use_dma = a->USE_DMA, taps = g->C * g->Hk * g->Wk;
+    for (int p = first; p < last; p++) {
+        const int oy = p / g->OW, ox = p - oy * g->OW;
+        IM2COL_T *const dst = buf + (size_t)p * taps;
+        for (int ky = 0; ky < g->Hk; ky++) {
+            const int y = unroll_source(oy * g->step_y + ky + g->off_y, g->dil_y, g->srcH);
+            unroll_pixels(g, dst + ky * g->tky, y, ox, use_dma);
         }
     }
 }
