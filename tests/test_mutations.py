@@ -99,15 +99,15 @@ MUTATIONS = [
              "relu-fp32-bw-n17-direct-c1"),
     Mutation("act_split_rounds_down",  # b = n / cores: the last n % cores elements are never written
              "sources/pulp_core_block.h",
-             "    const long long b = (n + cores - 1) / cores;",
-             "    const long long b = n / cores;",
+             "    const long b = (n - 1) / cores + 1;",
+             "    const long b = n / cores;",
              "sigmoid-bf16-fw-n17-",
              "sigmoid-bf16-fw-n17-direct-c8"),
     Mutation("caller_split_coarser",  # b = ceil((n + 2) / cores): still every element once, not the API's blocks
              # (mutation bench seed 2's survivor): only a core run alone shows it (harness/core_split.py)
              "sources/pulp_core_block.h",
-             "    const long long b = (n + cores - 1) / cores;",
-             "    const long long b = (n + cores + 1) / cores;",
+             "    const long b = (n - 1) / cores + 1;",
+             "    const long b = (n + 1) / cores + 1;",
              "gelu-fp32-fw-n17-",
              "gelu-fp32-fw-n17-alone2-direct-c3"),
     Mutation("pool_dropped_last_output_row",

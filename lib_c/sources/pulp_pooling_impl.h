@@ -50,9 +50,13 @@ static struct pool_geom pool_geometry(const POOL_ARGS *pa)
  * neighbouring cores differ by at most one row. */
 static void pool_core_slice(int units, int *first, int *last)
 {
+    /* floor(units * id / cores) without 64-bit arithmetic, which is a
+     * library call on the 32-bit cores: with units = q * cores + r, it is
+     * q * id + floor(r * id / cores), and r * id < cores * cores. */
     const int cores = NUM_CORES, id = pi_core_id();
-    *first = (int)((long long)units * id / cores);
-    *last = (int)((long long)units * (id + 1) / cores);
+    const int q = units / cores, r = units - q * cores;
+    *first = q * id + r * id / cores;
+    *last = q * (id + 1) + r * (id + 1) / cores;
 }
 
 /* First output index whose window (start o*s, length k) reaches position i. */
