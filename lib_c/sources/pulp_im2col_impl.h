@@ -11,8 +11,10 @@
  * It defines static functions unroll_cols(), unroll_rows() and
  * block_transpose(), each taking the args struct; the .c file wraps them in
  * the public names. The Conv2D layer includes it too, for the input-gradient
- * unrolling of a strided or padded layer (unroll_geom_of(a, 1) with
- * unroll_cols_of() / unroll_rows_of()), which the public mod 1 does not do.
+ * unrolling of a strided or padded layer (unroll_cols_of() of
+ * unroll_geom_of(a, 1), or unroll_rows_of(a, 1)), which the public mod 1
+ * does not do. (The two take their geometry differently: each way is the
+ * one that measured fewer instructions, lib_c/README.md.)
  *
  * An unrolling is described once, whatever its mod and layout, as windows
  * sliding over a source grid: window (oy, ox) and tap (c, ky, kx) read the
