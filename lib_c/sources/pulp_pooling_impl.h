@@ -143,6 +143,44 @@ void POOL_NAME(max, fw)(void *pool_args)
     pool_fw(pool_args, 1);
 }
 
+/* Row dx_row (W elements) of one channel's input gradient: element w is inv
+ * times the sum of dy over the windows that cover it, whose rows are the n
+ * rows from dy_rows (Wo apart). The n rows' column sums go first into
+ * dx_row[0, Wo) (Wo <= W); then the row is written from its last element
+ * down: element w reads the sums of windows ow <= w / Ws <= w, none of them
+ * overwritten yet (the sum at w itself read before w is written). Every sum
+ * starts at +0, as an accumulation into a zeroed gradient does. */
+static void pool_avg_bw_row(const struct pool_geom *g, const POOL_T *dy_rows, int n, POOL_T *dx_row,
+                            POOL_T inv)
+{
+    const int Wo = g->Wo, Wk = g->Wk, Ws = g->Ws;
+    PTL_COPY_ELEMS(dx_row, dy_rows, Wo);
+    for (int r = 1; r < n; r++) {
+        const POOL_T *const dy_r = dy_rows + r * Wo;
+        for (int ow = 0; ow < Wo; ow++)
+            dx_row[ow] = POOL_ADD(dx_row[ow], dy_r[ow]);
+    }
+    int w = g->W; /* dx_row[w, W) is written */
+    if (Wk <= Ws) { /* a column is in one window or none: window by window */
+        for (int ow = Wo - 1; ow >= 0; ow--) {
+            const int w0 = ow * Ws, w1 = w0 + Wk;
+            const POOL_T v = POOL_MUL(POOL_ADD(POOL_ZERO, dx_row[ow]), inv);
+            PTL_FILL_ELEMS(dx_row + w1, w - w1, POOL_ZERO); /* after the window */
+            for (int x = w0; x < w1; x++)
+                dx_row[x] = v;
+            w = w0;
+        }
+        return;
+    }
+    while (w-- > 0) {
+        const int ow0 = pool_first_window(w, Wk, Ws), ow1 = pool_last_window(w, Ws, Wo);
+        POOL_T sum = POOL_ZERO;
+        for (int ow = ow0; ow <= ow1; ow++)
+            sum = POOL_ADD(sum, dx_row[ow]);
+        dx_row[w] = POOL_MUL(sum, inv);
+    }
+}
+
 void POOL_NAME(avg, bw)(void *pool_args)
 {
     const POOL_ARGS *pa = pool_args;
@@ -157,17 +195,12 @@ void POOL_NAME(avg, bw)(void *pool_args)
         const int h = u - c * g.H;
         const int oh0 = pool_first_window(h, g.Hk, g.Hs);
         const int oh1 = pool_last_window(h, g.Hs, g.Ho);
-        const POOL_T *dy_c = dy + c * g.Ho * g.Wo;
         POOL_T *dx_row = dx + u * g.W;
-        for (int w = 0; w < g.W; w++) {
-            const int ow0 = pool_first_window(w, g.Wk, g.Ws);
-            const int ow1 = pool_last_window(w, g.Ws, g.Wo);
-            POOL_T sum = POOL_ZERO;
-            for (int oh = oh0; oh <= oh1; oh++)
-                for (int ow = ow0; ow <= ow1; ow++)
-                    sum = POOL_ADD(sum, dy_c[oh * g.Wo + ow]);
-            dx_row[w] = POOL_MUL(sum, inv);
+        if (oh1 < oh0) { /* no window covers the row */
+            PTL_FILL_ELEMS(dx_row, g.W, POOL_ZERO);
+            continue;
         }
+        pool_avg_bw_row(&g, dy + (c * g.Ho + oh0) * g.Wo, oh1 - oh0 + 1, dx_row, inv);
     }
 }
 
