@@ -122,6 +122,12 @@ MUTATIONS = [
              "        const int ih0 = oh * g.Ws;\n",
              "avgpool-fp32-fw-C3xH9xW8",
              "avgpool-fp32-fw-C3xH9xW8xHk3xWk2xHs2xWs1-direct-c8"),
+    Mutation("avgpool_bw_gap_takes_the_window_value",  # columns between windows (Wk < Ws) are not zeroed
+             "sources/pulp_pooling_impl.h",
+             "            const int w0 = ow * Ws, w1 = w0 + Wk;\n",
+             "            const int w0 = ow * Ws, w1 = w0 + Ws;\n",
+             "avgpool-fp32-bw-C5xH7xW6",
+             "avgpool-fp32-bw-C5xH7xW6xHk1xWk1xHs2xWs3-direct-c3"),
     Mutation("maxpool_bw_routes_to_wrong_element",  # the column of the maximum is forgotten
              "sources/pulp_pooling_impl.h",
              "                arg = kh * W + kw;\n",
