@@ -8,7 +8,8 @@
 #include "pmsis.h"
 
 /* This core's share [*first, *last) of n items: contiguous, ceil(n / cores)
- * each, the last cores possibly short or empty. */
+ * each, the last cores possibly short or empty; the blocks of
+ * pulp_core_block, in int (why not that one: pulp_core_block.h). */
 static inline void conv_core_slice(int n, int *first, int *last)
 {
     const int chunk = (n + NUM_CORES - 1) / NUM_CORES;

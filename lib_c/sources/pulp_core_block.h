@@ -2,7 +2,12 @@
  * pulp_core_block.h (internal): how the API's per-core bodies split their
  * work (TRAINLIB_API_MORE.md, "caller"): core id takes [id*b, (id+1)*b)
  * clipped to n, with b = ceil(n / NUM_CORES); cores past the end get an
- * empty block. Every lib_c body that splits a flat range uses this one.
+ * empty block. Every elementwise body uses this one. The convolution
+ * bodies (conv_core_slice, pulp_conv_ranges.h) and the FP32 matmul driver
+ * give the same blocks with an int (n + cores - 1) / cores, which overflows
+ * only past 2^31 - cores items and costs fewer instructions: with
+ * conv_core_slice calling this one, 4,233 of the 7,002 variants of the
+ * conv2d catalogue took more instructions on QEMU (2026-11-29).
  */
 #ifndef PULP_CORE_BLOCK_H
 #define PULP_CORE_BLOCK_H
