@@ -294,6 +294,13 @@ MUTATIONS = [
              "    return 0.5f * x * t;",
              "gelu-fp32-fw-n17-",
              "gelu-fp32-fw-n17-alone0-direct-c3"),
+    Mutation("gelu_rational_constant_off_by_one",  # 3150 read as 3151: 1.87e-4 off tanh-GELU, inside the
+             # documented 2e-4, so only a check of the page's own formula sees it (mutation bench seed 4)
+             "sources/pulp_act_extra_fp32.c",
+             "3150.0f * u4",
+             "3151.0f * u4",
+             "gelu-fp32-fw-n17-",
+             "gelu-fp32-fw-n17-alone0-direct-c3"),
     Mutation("tanh_p2_without_the_upper_clip",  # the documented p2 overflows into the sign bit for x < -44
              "sources/pulp_act_extra_fp32.c",
              "    const float clipped = p < -126.0f ? -126.0f : p > 128.0f ? 128.0f : p;",
