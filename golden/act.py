@@ -125,8 +125,9 @@ def sigmoid(inputs: dict[str, np.ndarray], step: str, dtype: str) -> dict[str, R
 # evaluation in the case's format (GELU_ROUNDINGS). tanh: the API documents
 # an approximation through a fast exponential whose bits are not portable;
 # the reference is the exact tanh in float64, and the entry's documented
-# bound is inherited by every element (Reference.propagated). SwiGLU is exact math with expf: in fp32 expf (one ulp: 2u), 1 + e,
-# the reciprocal's quotient and two products: 6 roundings relative to |out|
+# bound is inherited by every element (Reference.propagated). SwiGLU is
+# exact math with expf: in fp32 expf (one ulp: 2u), 1 + e, the
+# reciprocal's quotient and two products: 6 roundings relative to |out|
 # (each is relative to its own result, and 1 + e adds positive terms); in
 # fp16/bf16 one rounding of a binary32 result whose error is below the
 # format's u: 2.
@@ -149,9 +150,10 @@ def gelu_edge_inputs(inputs: dict[str, np.ndarray], op: str, fmt: NumberFormat) 
 # pulp_gelu_fp16_fw_cl the FP32 formula and does not say it computes in
 # binary32; a compiler may contract a product and a sum into one fused
 # operation, which rounds once where two are counted here). Roundings along
-# the longest chain, each constant rounded to the format once more: u = 0.7978(x + 0.044715 x^3): x^3 2, the constant and
-# its product 2, the sum 1, 0.7978 and its product 2: 7, relative (x and
-# 0.044715 x^3 have one sign). The numerator u (135135 + 17325 u^2 + 378 u^4
+# the longest chain, each constant rounded to the format once more:
+# u = 0.7978(x + 0.044715 x^3): x^3 2, the constant and its product 2, the
+# sum 1, 0.7978 and its product 2: 7, relative (x and 0.044715 x^3 have one
+# sign). The numerator u (135135 + 17325 u^2 + 378 u^4
 # + u^6), powers taken as plain products (u^6: 5), constant and product 2,
 # three sums of positive terms 3, the product by u 1: 11; the denominator
 # 10; the quotient 1. t's sensitivity to u, |d ln t / d ln u|, is at most 1
