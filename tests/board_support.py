@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from harness.board.inventory import write
-from harness.board.virtual import free_port, wait_listening
+from harness.board.virtual import VirtualFarm, free_port, wait_listening
 from harness.payload import encode_payload, payload_crc
 from harness.runner_contract import DESCRIBE_OP
 from harness.session import Session
@@ -61,6 +61,16 @@ def run_all(session: Session, cases) -> dict:
     for case, variants in cases:
         results.update(session.results_for(case, variants))
     return results
+
+
+def describe_firmware(workdir: Path) -> None:
+    """Builds the fp32 firmware into CACHE and has it described (its
+    contract saved with it) on one healthy virtual board, so that a later
+    run's board sends case output from its first byte."""
+    with VirtualFarm(1, "socket", workdir / "boards") as farm:
+        session = board_session(inventory_of(farm, workdir / "boards.toml"), workdir)
+        results = run_all(session, small_cases(1, cores=(1,)))
+    assert failures_of(results) == [], failures_of(results)
 
 
 def case_runs(session: Session) -> dict[str, int]:

@@ -19,7 +19,8 @@ from harness.board.inventory import Board
 from harness.board.virtual import VirtualFarm
 from harness.failures import CaseFailure
 from harness.targets.qemu import QemuTarget
-from tests.board_support import board_session, case_runs, failures_of, inventory_of, run_all, small_cases, suite_run
+from tests.board_support import (board_session, case_runs, describe_firmware, failures_of, inventory_of, run_all,
+                                 small_cases, suite_run)
 from tests.mutants import HANGS, SourceEdit, mutant_library
 
 pytestmark = pytest.mark.skipif(QemuTarget().unavailable_reason() is not None,
@@ -170,7 +171,13 @@ def test_a_quarantined_board_is_never_leased_and_a_farm_of_them_says_why(tmp_pat
 
 def test_a_suite_run_over_cables_that_break_mid_run_loses_and_repeats_no_row(tmp_path):
     # Each board's cable breaks once, 3000 bytes into what the board sends:
-    # in the middle of a run. Its case goes to the other board.
+    # in the middle of a run. Its case goes to the other board. On a cache
+    # without the firmware, the first thing a board sends is the firmware's
+    # description (longer than 3000 bytes, and no row of the report): both
+    # breaks fell in it and no case was retried (a fresh clone, whenever this
+    # test built the firmware before another board test did). So the
+    # firmware is built and described on a healthy board first.
+    describe_firmware(tmp_path / "warm")
     spec = FaultSpec(script=(("from-board", 3000, "disconnect"),))
     with VirtualFarm(2, "socket", tmp_path / "boards", faults=spec) as farm:
         inventory = inventory_of(farm, tmp_path / "boards.toml")
