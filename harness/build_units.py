@@ -79,6 +79,10 @@ _FUNC_QUERY = re.compile(r"\bPTL_HAS_FUNC\(\s*(\w+)\s*\)")
 # A compiler's or linker's error line (not a path that merely holds "error").
 _ERROR_LINE = re.compile(r"(?:^|[\s:])(?:fatal )?error:|#\s*error\b|undefined reference|multiple definition|"
                          r"\bld(?:\.\w+)?: cannot find", re.IGNORECASE)
+# GCC: "In file included from a.h:2," then "                 from b.c:1:";
+# clang: one "In file included from ...:" line per level.
+_INCLUDED_FROM = re.compile(r"^(?:In file included from |\s+from )\S+:\d+[:,]$")
+_INCLUDE_CHAIN_SHOWN = 3
 _UNDEFINED = re.compile(r"undefined reference to [`'‘]([^'’`]+)['’]")
 STORAGE_ONLY_HINT = ("this compiler has no arithmetic type for the library's 16-bit format, so the harness gives "
                      "it a storage-only type; a library that computes in that type cannot be tested with this "
@@ -144,10 +148,15 @@ def library_flags(library: LibrarySource) -> list[str]:
 
 def first_error(output: str, source: Path | None = None) -> str:
     """The first error of a compiler or linker output, with the lines that show
-    where, shortened to what a failure message can carry."""
+    where, shortened to what a failure message can carry: the include chain
+    that reached it, when it is in a header (the umbrella header's line that
+    includes it, for one), the error, and its source line."""
     lines = output.strip().splitlines()
     start = next((i for i, line in enumerate(lines) if _ERROR_LINE.search(line)), 0)
-    shown = "\n".join(line[:240] for line in lines[start:start + 3])
+    chain = start
+    while chain > 0 and start - chain < _INCLUDE_CHAIN_SHOWN and _INCLUDED_FROM.match(lines[chain - 1]):
+        chain -= 1
+    shown = "\n".join(line[:240] for line in lines[chain:start + 3])
     if "storage_only" in shown:
         shown += f"\n({STORAGE_ONLY_HINT})"
     return shown or "(no compiler output)"

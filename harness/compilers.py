@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from harness.build_units import first_error
+from harness.build_units import headline
 from harness.build_inputs import LibrarySource
 
 # Format names as the reports and the build configurations spell them.
@@ -106,7 +106,7 @@ class CompilerChoice:
 CompileArgv = Callable[[Path, Path, list[str]], list[str]]
 
 ARITHMETIC_PROBE = "{type} ptl_probe({type} a, {type} b) {{ return a * b + a; }}\n"
-FP16_FORMAT_PROBE = (f'#include "{UMBRELLA_HEADER}"\n'
+FP16_FORMAT_PROBE = ('#include "{header}"\n'
                      '_Static_assert(__builtin_types_compatible_p(fp16, {type}), "fp16 is not {type}");\n')
 
 
@@ -130,9 +130,10 @@ def _arithmetic(argv_of: CompileArgv) -> Arithmetic:
 def choose(candidates: Sequence[Compiler], argv_for: Callable[[Compiler], CompileArgv],
            library: LibrarySource, library_flags: Callable[[Arithmetic], list[str]]) -> CompilerChoice:
     """The first present candidate that compiles the library's umbrella header
-    with the harness's shim; if none does, the first present one (its build
-    failures then say why). library_flags(arithmetic) are the flags a library
-    source is compiled with (include directories, the forced shim)."""
+    with the harness's shim; if none does, the one that compiles the most of
+    the library's headers alone (its build failures then say why).
+    library_flags(arithmetic) are the flags a library source is compiled
+    with (include directories, the forced shim)."""
     present = [c for c in candidates if c.present]
     if not present:
         names = ", ".join(c.command[0] for c in candidates)
@@ -147,17 +148,35 @@ def choose(candidates: Sequence[Compiler], argv_for: Callable[[Compiler], Compil
             ok, errors = _compiles(argv_of, f'#include "{UMBRELLA_HEADER}"\n', flags)
             if not ok:
                 rejected.append(f"{compiler.name}: {UMBRELLA_HEADER} does not compile: "
-                                f"{first_error(errors).splitlines()[0][:200]}")
+                                f"{(headline(errors) or '(no compiler output)')[:200]}")
                 continue
         return CompilerChoice(compiler, compiler.version(), arithmetic,
                               _library_fp16(argv_of, flags) if has_umbrella else None, tuple(rejected))
-    compiler = present[0]
-    arithmetic = _arithmetic(argv_for(compiler))
-    return CompilerChoice(compiler, compiler.version(), arithmetic, None, tuple(rejected))
+    # None compiles it: the one that compiles the most of the library's
+    # headers, each alone, gets furthest, so that the failures name the fault
+    # that is left (an older PULP-TrainLib's pulp_train.h includes an
+    # unguarded header twice, which fails under every compiler, while GCC
+    # also rejects its float16alt types first: its error would hide the one a
+    # fix has to start from). max() keeps the first of a tie.
+    headers = sorted({h.name for d in library.include_dirs for h in d.glob("*.h")} - {UMBRELLA_HEADER})
+    compiling = {c: _headers_compiling(argv_for(c), headers, library_flags) for c in present}
+    compiler = max(present, key=lambda c: len(compiling[c]))
+    argv_of = argv_for(compiler)
+    arithmetic = _arithmetic(argv_of)
+    fp16 = next(filter(None, (_library_fp16(argv_of, library_flags(arithmetic), header)
+                              for header in compiling[compiler])), None)
+    return CompilerChoice(compiler, compiler.version(), arithmetic, fp16, tuple(rejected))
 
 
-def _library_fp16(argv_of: CompileArgv, flags: list[str]) -> str | None:
+def _headers_compiling(argv_of: CompileArgv, headers: list[str],
+                       library_flags: Callable[[Arithmetic], list[str]]) -> list[str]:
+    """Those of the headers that compile, each included alone."""
+    flags = library_flags(_arithmetic(argv_of))
+    return [name for name in headers if _compiles(argv_of, f'#include "{name}"\n', flags)[0]]
+
+
+def _library_fp16(argv_of: CompileArgv, flags: list[str], header: str = UMBRELLA_HEADER) -> str | None:
     for fmt, type_name in (("bf16", "float16alt"), ("fp16", "float16")):
-        if _compiles(argv_of, FP16_FORMAT_PROBE.format(type=type_name), flags)[0]:
+        if _compiles(argv_of, FP16_FORMAT_PROBE.format(header=header, type=type_name), flags)[0]:
             return fmt
     return None

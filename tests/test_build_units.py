@@ -73,6 +73,27 @@ def test_first_error_keeps_the_error_line_and_explains_storage_only_types():
     assert "no arithmetic type" in text
 
 
+def test_first_error_in_a_header_shows_the_include_chain_that_reached_it():
+    # clang's form: one line per level, the innermost last (an older
+    # PULP-TrainLib's pulp_train.h includes an unguarded header a second time)
+    clang = ("In file included from probe.c:1:\n"
+             "In file included from lib/include/pulp_train.h:51:\n"
+             "lib/include/pulp_dropout_fp32.h:32:8: error: redefinition of 'dropout_args_fp32'\n"
+             "   32 | struct dropout_args_fp32{\n      |        ^\n"
+             "lib/include/pulp_dropout_fp32.h:32:8: note: previous definition is here\n")
+    text = first_error(clang)
+    assert text.splitlines()[:3] == ["In file included from probe.c:1:",
+                                     "In file included from lib/include/pulp_train.h:51:",
+                                     "lib/include/pulp_dropout_fp32.h:32:8: error: redefinition of 'dropout_args_fp32'"]
+    assert headline(clang) == "lib/include/pulp_dropout_fp32.h:32:8: error: redefinition of 'dropout_args_fp32'"
+    # GCC's form: the innermost first, then "from" lines; a note before it is not part of the chain
+    gcc = ("a.c: In function 'f':\n"
+           "In file included from lib/include/pulp_train.h:27,\n"
+           "                 from a.c:1:\n"
+           "lib/include/pulp_train_defines.h:33:1: error: invalid vector type for attribute 'vector_size'\n")
+    assert first_error(gcc).splitlines()[0] == "In file included from lib/include/pulp_train.h:27,"
+
+
 def test_golden_bundles_are_regenerated_when_the_seed_or_the_catalogue_code_changes(tmp_path, monkeypatch):
     session = Session(HostTarget(), DEFAULT_LIBRARY, tmp_path)
     case = case_of(MAXPOOL, "fp32")

@@ -19,7 +19,10 @@ PULP-TrainLib (7bfc760) hard to test:
   team, not the documented block when one core runs alone;
 - pulp_rnn_fp32.c does not compile; the FP16 attention header includes the
   SDK's <bsp/bsp.h>; printf without <stdio.h>; mm_manager_args has
-  mm_dw_args in second place.
+  mm_dw_args in second place;
+- the sources include their own families' headers, not pulp_train.h (so a
+  copy whose umbrella includes an unguarded header twice, as an older
+  published branch does, still compiles them).
 
 What must hold: the families that can build, run and pass; IEEE fp16 cases
 do not apply (not_fit, with the reason); the others fail as `build`, named
@@ -28,6 +31,7 @@ and explained; nothing crashes the session (no traceback).
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -69,12 +73,12 @@ def run(tmp_path_factory):
             "summary": json.loads((reports / "summary.json").read_text())}
 
 
-def suite(workdir: Path, select: str, *extra: str) -> tuple[str, Path]:
+def suite(workdir: Path, select: str, *extra: str, library: Path = FAKE) -> tuple[str, Path]:
     """The suite on the fake library (host), cache and reports under workdir:
     its console and the reports directory."""
     reports = workdir / "reports"
     argv = [sys.executable, "-m", "pytest", *MODULES, "-p", "no:xdist", "-q", "--target", "host",
-            "--trainlib", str(FAKE), "-k", select, "--reports-dir", str(reports),
+            "--trainlib", str(library), "-k", select, "--reports-dir", str(reports),
             "--ptl-cache", str(workdir / "cache"), *extra]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     result = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
@@ -285,3 +289,38 @@ def test_a_sanitize_entry_expects_the_misaligned_fp16_load_under_ubsan_only(tmp_
     plain, summary = suite_rows(tmp_path / "plain", select, "--expect", str(expect))
     assert len(plain) == 3 and {(r["outcome"], r["expectation"]) for r in plain.values()} == {("passed", "")}
     assert summary["expectations"]["fixed"] == 0
+
+
+def test_an_umbrella_header_that_no_compiler_compiles_is_built_by_the_compiler_that_gets_furthest(tmp_path):
+    """An older PULP-TrainLib (its branch pr/SparseUpdate, 2025-05) includes
+    pulp_dropout_fp32.h, which has no include guard, twice in pulp_train.h:
+    no compiler compiles the umbrella, and GCC also fails on the defines
+    header first. The build must still pick clang-19, which compiles every
+    header alone, so that each unit's failure names the redefinition and the
+    umbrella's line that includes the header again, not GCC's vector_size
+    error, and the library's own sources compile."""
+    library = tmp_path / "library"
+    shutil.copytree(FAKE, library)
+    cast = library / "include" / "pulp_cast_fp16.h"
+    cast.write_text(cast.read_text().replace("#ifndef PULP_CAST_FP16_H\n#define PULP_CAST_FP16_H\n", "")
+                    .replace("#endif /* PULP_CAST_FP16_H */", ""))
+    umbrella = library / "include" / "pulp_train.h"
+    text = umbrella.read_text().replace("#endif /* PULP_TRAIN_H */", '#include "pulp_cast_fp16.h"\n\n#endif')
+    umbrella.write_text(text)
+    second = text.splitlines().index('#include "pulp_cast_fp16.h"', text.splitlines().index(
+        '#include "pulp_cast_fp16.h"') + 1) + 1
+    console, reports = suite(tmp_path / "run", "avgpool- and C3xH9xW11xHk3xWk3xHs2xWs2 and -fw- and -c1]",
+                             library=library)
+    assert "Traceback" not in console
+    assert "bf16 compiler: clang-19" in console, console[-3000:]
+    assert "not clang-19: pulp_train.h does not compile" in console and "redefinition of" in console
+    with open(reports / "results.csv") as f:
+        rows = list(csv.DictReader(f))
+    # the format probe reads fp16 from the headers that compile: bfloat16, as in the published library
+    assert {(r["dtype"], r["outcome"], r["failure_class"]) for r in rows} == \
+        {("fp32", "failed", "build"), ("bf16", "failed", "build"), ("fp16", "skipped", "not_fit")}, rows
+    for row in (r for r in rows if r["outcome"] == "failed"):
+        assert "error: redefinition of 'cast_16t32_args'" in row["message"], row["message"][:600]
+        assert f"In file included from {umbrella}:{second}:" in row["message"], row["message"][:600]
+    assert "library files that do not compile: pulp_rnn_fp32.c;" in console  # the fake's one broken source
+

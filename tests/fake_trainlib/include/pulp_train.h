@@ -7,7 +7,8 @@
  * facts 1-8). The suite is pointed at it by tests/test_fake_trainlib.py.
  * Like the published umbrella header, it includes every family's header, so
  * every runner unit sees all of them (fact 1), including the FP16 attention
- * header with its SDK includes.
+ * header with its SDK includes. Like the published library's sources, the
+ * fake's include their own families' headers, not this one.
  */
 #ifndef PULP_TRAIN_H
 #define PULP_TRAIN_H

@@ -15,7 +15,7 @@
  * core. The harness must compile this file as for the cluster (README,
  * "NUM_CORES"), or every core of a team would cast everything.
  */
-#include "pulp_train.h"
+#include "pulp_cast_fp16.h"
 
 /* Elements [*first, *last) of this core when the work is split in blocks of
  * `unit` elements (1: the documented split; 2: pairs). */

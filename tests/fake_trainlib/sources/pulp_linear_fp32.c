@@ -2,7 +2,9 @@
  * pulp_linear_fp32.c: the FP32 linear layer of the fake library, through
  * mm_manager with the layer's kernel indices. Weights W are out x in.
  */
-#include "pulp_train.h"
+#include "pulp_train_defines.h"
+#include "pulp_matmul_fp32.h"
+#include "pulp_linear_fp32.h"
 
 static void run_on_team(struct matMul_args *mm_args, int step, int kernel)
 {

@@ -3,7 +3,7 @@
  * they use GCC's __builtin_shuffle on v2f16 with a v2s mask, in the 2- and
  * 3-argument forms; clang has no such built-in (the harness provides one).
  */
-#include "pulp_train.h"
+#include "pulp_matmul_fp16.h"
 
 v2f16 vfpack(fp16 lo, fp16 hi)
 {

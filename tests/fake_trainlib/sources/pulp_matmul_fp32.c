@@ -4,7 +4,8 @@
  * index table is here, and each runs one of two loops, rows split over the
  * cores (mm*) or columns split over the cores (mm_M*). Sums run in K order.
  */
-#include "pulp_train.h"
+#include "pulp_train_defines.h"
+#include "pulp_matmul_fp32.h"
 
 /* This core's share [*first, *last) of n items: blocks of ceil(n / cores). */
 static void core_share(int n, int *first, int *last)

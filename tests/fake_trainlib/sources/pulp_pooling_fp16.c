@@ -4,7 +4,7 @@
  * the format (fact 8): with a storage-only float16alt the bf16 build of this
  * file fails, and the suite reports its cases as build failures.
  */
-#include "pulp_train.h"
+#include "pulp_pooling_fp16.h"
 
 /* This core's channels [*first, *last): blocks of ceil(C / cores). */
 static void channel_share(int C, int *first, int *last)

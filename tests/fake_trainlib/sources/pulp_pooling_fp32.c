@@ -2,7 +2,7 @@
  * pulp_pooling_fp32.c: FP32 average and max pooling of the fake library, CHW, no padding.
  * Per-core bodies (the caller forks): the channels are split over the cores.
  */
-#include "pulp_train.h"
+#include "pulp_pooling_fp32.h"
 
 /* This core's channels [*first, *last): blocks of ceil(C / cores). */
 static void channel_share(int C, int *first, int *last)

@@ -3,7 +3,7 @@
  * a function no header declares; the harness compiles library code with
  * -Werror=implicit-function-declaration, so this file fails, and only it.
  */
-#include "pulp_train.h"
+#include "pulp_rnn_fp32.h"
 
 void pulp_rnn_fp32_fw_cl(void *Rnn_args)
 {
