@@ -23,6 +23,7 @@ PULP-TrainLib (7bfc760) hard to test:
 - the sources include their own families' headers, not pulp_train.h (so a
   copy whose umbrella includes an unguarded header twice, as an older
   published branch does, still compiles them).
+- optim_args has no weight_decay_lambda, as in an older published version.
 
 What must hold: the families that can build, run and pass; IEEE fp16 cases
 do not apply (not_fit, with the reason); the others fail as `build`, named
@@ -54,7 +55,7 @@ LINALG = "(matmul- and N13xM11xK7 and -c8]) or (linear- and inp8xout17 and -c3])
 # Casts both ways on 9 elements: every core count and `alone` value.
 CAST = "cast_to_ and -n9-"
 SELECT = f"({POOL}) or ({CONV2D}) or ({CONV_DW}) or {LINALG} or ({CAST})"
-MODULES = ["suite/test_ops.py", "--family", "pool,conv2d,conv_dw_pw,linalg,cast"]
+MODULES = ["suite/test_ops.py", "--family", "pool,conv2d,conv_dw_pw,linalg,cast,losses"]
 
 
 @pytest.fixture(scope="module")
@@ -289,6 +290,21 @@ def test_a_sanitize_entry_expects_the_misaligned_fp16_load_under_ubsan_only(tmp_
     plain, summary = suite_rows(tmp_path / "plain", select, "--expect", str(expect))
     assert len(plain) == 3 and {(r["outcome"], r["expectation"]) for r in plain.values()} == {("passed", "")}
     assert summary["expectations"]["fixed"] == 0
+
+
+def test_sgd_without_the_decay_field_runs_without_decay_and_reports_decay_as_unsupported(tmp_path):
+    """The field probe finds no weight_decay_lambda in optim_args: the cases
+    without decay build, run and pass on every core count; those with decay
+    are unsupported, naming the field; none fails to build."""
+    rows, _ = suite_rows(tmp_path, "sgd- and -fp32- and nw17xnb5")
+    assert len(rows) == 36, sorted(rows)  # 12 cases (biases, 2 rates, 3 decays) x 3 core counts
+    for tid, row in rows.items():
+        if "-lambda_micro0-" in tid:
+            assert row["outcome"] == "passed", (tid, row["message"][:300])
+        else:
+            assert (row["outcome"], row["failure_class"]) == ("failed", "unsupported"), (tid, row["outcome"])
+            assert "optim_args has no field weight_decay_lambda" in row["message"], row["message"][:300]
+    assert sum("-lambda_micro0-" in tid for tid in rows) == 12
 
 
 def test_an_umbrella_header_that_no_compiler_compiles_is_built_by_the_compiler_that_gets_furthest(tmp_path):

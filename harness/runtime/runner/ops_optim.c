@@ -23,6 +23,16 @@
 #include "ptl_runner.h"
 #include "pulp_train.h"
 
+/* Older versions of the published struct have no weight_decay_lambda (its
+ * branch dnadalini-patch-4, for one): against such a library only the cases
+ * without decay run, and the others are unsupported. */
+#define SGD_HAS_DECAY PTL_HAS_FIELD(optim_args, weight_decay_lambda)
+#if PTL_OP_FP == 32
+#define OPTIM_ARGS_NAME "optim_args"
+#else
+#define OPTIM_ARGS_NAME "optim_args_fp16"
+#endif
+
 #define OPTIM_PARAMS "nw nb use_biases lr_micro lambda_micro"
 #define OPTIM_INPUTS "w dw b db"
 #define OPTIM_OUTPUTS "w_new dw_new b_new db_new"
@@ -38,6 +48,13 @@ static int run_sgd(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
                                              "0 <= lr_micro, lambda_micro <= 1000000");
         return PTL_ERR_BAD_CASE;
     }
+#if !SGD_HAS_DECAY
+    if (lambda_micro != 0) {
+        ptl_emit_error(vi, PTL_ERR_UNSUPPORTED, OPTIM_ARGS_NAME " has no field weight_decay_lambda: only "
+                                                "cases without weight decay can run against this library");
+        return PTL_ERR_UNSUPPORTED;
+    }
+#endif
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
     PTL_T *w = op_frame_output_from(&f, "w", "w_new", (uint32_t)nw);
@@ -46,15 +63,21 @@ static int run_sgd(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     PTL_T *db = use_biases ? op_frame_output_from(&f, "db", "db_new", (uint32_t)nb) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
-    const float lr = (float)lr_micro / 1000000.0f, lambda = (float)lambda_micro / 1000000.0f;
+    const float lr = (float)lr_micro / 1000000.0f;
     struct PTL_S(blob) weights = {.data = w, .diff = dw, .dim = nw, .W = nw, .H = 1, .C = 1};
     struct PTL_S(blob) biases = {.data = b, .diff = db, .dim = use_biases ? nb : 0, .W = nb, .H = 1, .C = 1};
 #if PTL_OP_FP == 32
     struct optim_args args = {.weights = &weights, .biases = &biases, .learning_rate = lr,
-                              .weight_decay_lambda = lambda, .use_biases = use_biases};
+#if SGD_HAS_DECAY
+                              .weight_decay_lambda = (float)lambda_micro / 1000000.0f,
+#endif
+                              .use_biases = use_biases};
 #else
     struct optim_args_fp16 args = {.weights = &weights, .biases = &biases, .learning_rate = PTL_FROM_F32(lr),
-                                   .weight_decay_lambda = PTL_FROM_F32(lambda), .use_biases = use_biases};
+#if SGD_HAS_DECAY
+                                   .weight_decay_lambda = PTL_FROM_F32((float)lambda_micro / 1000000.0f),
+#endif
+                                   .use_biases = use_biases};
 #endif
     return op_frame_fork(&f, v, PTL_F(pulp_gradient_descent_, ), &args);
 }

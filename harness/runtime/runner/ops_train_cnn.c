@@ -155,16 +155,16 @@ static int run_train_cnn(const struct ptl_case *c, struct ptl_variant v, uint32_
     };
     struct PTL_S(loss_args) ce = {.output = &b.z2, .target = NULL, .wr_loss = wr_loss};
     const float lr = (float)s.lr_micro / 1000000.0f;
+    /* No weight decay: weight_decay_lambda, which older versions of the
+     * published struct lack (ops_optim.c), is left to the initializer's 0. */
 #if PTL_OP_FP == 32
-    struct optim_args sgd1 = {.weights = &b.w1, .biases = &no_biases, .learning_rate = lr,
-                              .weight_decay_lambda = 0.0f, .use_biases = 0};
-    struct optim_args sgd2 = {.weights = &b.w2, .biases = &no_biases, .learning_rate = lr,
-                              .weight_decay_lambda = 0.0f, .use_biases = 0};
+    struct optim_args sgd1 = {.weights = &b.w1, .biases = &no_biases, .learning_rate = lr, .use_biases = 0};
+    struct optim_args sgd2 = {.weights = &b.w2, .biases = &no_biases, .learning_rate = lr, .use_biases = 0};
 #else
     struct optim_args_fp16 sgd1 = {.weights = &b.w1, .biases = &no_biases, .learning_rate = PTL_FROM_F32(lr),
-                                   .weight_decay_lambda = PTL_FROM_F32(0.0f), .use_biases = 0};
+                                   .use_biases = 0};
     struct optim_args_fp16 sgd2 = {.weights = &b.w2, .biases = &no_biases, .learning_rate = PTL_FROM_F32(lr),
-                                   .weight_decay_lambda = PTL_FROM_F32(0.0f), .use_biases = 0};
+                                   .use_biases = 0};
 #endif
 
     ptl_measure_begin(vi);

@@ -301,9 +301,9 @@ static void elementwise_compute(const void *op, int t, void *const in[TILED_MAX_
     memcpy(out[0], in[0], (size_t)count * sizeof(float));
     struct blob weights = {.data = out[0], .diff = in[1], .dim = count, .W = count, .H = 1, .C = 1};
     struct blob no_biases = {.data = NULL, .diff = NULL, .dim = 0, .W = 0, .H = 0, .C = 0};
+    /* weight_decay_lambda (older versions of the struct lack it, ops_optim.c) is the initializer's 0. */
     struct optim_args sgd = {.weights = &weights, .biases = &no_biases,
-                             .learning_rate = (float)e->n->lr_micro / 1000000.0f, .weight_decay_lambda = 0.0f,
-                             .use_biases = 0};
+                             .learning_rate = (float)e->n->lr_micro / 1000000.0f, .use_biases = 0};
     pi_cl_team_fork(e->n->cores, pulp_gradient_descent_fp32, &sgd);
 }
 

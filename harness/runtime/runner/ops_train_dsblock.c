@@ -118,8 +118,9 @@ static int run_train_dsblock(const struct ptl_case *c, struct ptl_variant v, uin
                                  .opt_matmul_type_ig = 0, .use_biases = 0};
     struct loss_args ce = {.output = &b4, .target = NULL, .wr_loss = wr_loss};
     struct blob all = {.data = params, .diff = grad, .dim = (int)P, .W = (int)P, .H = 1, .C = 1};
+    /* weight_decay_lambda (older versions of the struct lack it, ops_optim.c) is the initializer's 0. */
     struct optim_args sgd = {.weights = &all, .biases = &no_biases, .learning_rate = (float)s.lr_micro / 1000000.0f,
-                             .weight_decay_lambda = 0.0f, .use_biases = 0};
+                             .use_biases = 0};
 
     ptl_measure_begin(vi);
     for (int k = 0; k < s.N; k++) {

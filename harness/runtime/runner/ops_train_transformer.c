@@ -136,8 +136,9 @@ static int run_train_transformer(const struct ptl_case *c, struct ptl_variant v,
                                  .opt_matmul_type_ig = v.kernel, .use_biases = 0};
     struct loss_args ce = {.output = &bl, .target = NULL, .wr_loss = wr_loss};
     struct blob all = {.data = params, .diff = grad, .dim = (int)P, .W = (int)P, .H = 1, .C = 1};
+    /* weight_decay_lambda (older versions of the struct lack it, ops_optim.c) is the initializer's 0. */
     struct optim_args sgd = {.weights = &all, .biases = &none, .learning_rate = (float)s.lr_micro / 1000000.0f,
-                             .weight_decay_lambda = 0.0f, .use_biases = 0};
+                             .use_biases = 0};
 
     ptl_measure_begin(vi);
     for (int step = 0; step < s.N; step++) {

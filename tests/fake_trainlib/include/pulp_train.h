@@ -29,5 +29,6 @@
 #include "pulp_rnn_fp32.h"
 #include "pulp_mhsa_fp16.h"
 #include "pulp_cast_fp16.h"
+#include "pulp_optimizers_fp32.h"
 
 #endif /* PULP_TRAIN_H */
