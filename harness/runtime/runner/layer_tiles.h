@@ -5,7 +5,11 @@
  * near buffers, for tiled_layer.h). Shared by their own runner ops
  * (ops_conv_pw.c, ops_linalg.c) and the training step that chains them
  * (ops_train_ds_cnn.c); static inline, so each runner unit compiles its
- * own copy for its dtype (ptl_op_dtype.h must come first).
+ * own copy for its dtype (ptl_op_dtype.h must come first). It includes
+ * pulp_train.h for its includers, which must not include it again: the
+ * umbrella header of some published versions has no include guard, nor
+ * have all the headers it includes (a second inclusion redefines struct
+ * blob).
  */
 #ifndef LAYER_TILES_H
 #define LAYER_TILES_H

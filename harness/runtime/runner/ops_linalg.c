@@ -14,7 +14,6 @@
 #include "ptl_op_dtype.h"
 #include "ptl_platform.h"
 #include "ptl_runner.h"
-#include "pulp_train.h"
 #include "tiled_layer.h"
 
 /* ---- matmul ----------------------------------------------------------------------

@@ -40,7 +40,6 @@
 #include "ptl_op_dtype.h"
 #include "ptl_platform.h"
 #include "ptl_runner.h"
-#include "pulp_train.h"
 #include "tiled_layer.h"
 
 /* FP32 only: the FP16 compilation of this unit has no ops. */

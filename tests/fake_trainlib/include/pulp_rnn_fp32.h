@@ -1,6 +1,6 @@
-/* pulp_rnn_fp32.h: FP32 RNN. Its source does not compile (fact 4). */
-#ifndef PULP_RNN_FP32_H
-#define PULP_RNN_FP32_H
+/* pulp_rnn_fp32.h: FP32 RNN. Its source does not compile (fact 4). No
+ * include guard, as some headers of published versions have none: included
+ * twice (through an unguarded umbrella), it redefines struct Rnn_args. */
 
 #include "pulp_train_defines.h"
 
@@ -16,5 +16,3 @@ struct Rnn_args {
 
 void pulp_rnn_fp32_fw_cl(void *Rnn_args);
 void pulp_rnn_fp32_bw_cl(void *Rnn_args);
-
-#endif

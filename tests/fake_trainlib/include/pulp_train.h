@@ -8,10 +8,11 @@
  * Like the published umbrella header, it includes every family's header, so
  * every runner unit sees all of them (fact 1), including the FP16 attention
  * header with its SDK includes. Like the published library's sources, the
- * fake's include their own families' headers, not this one.
+ * fake's include their own families' headers, not this one. No include
+ * guard, as in some published versions (the branch dnadalini-patch-4): a
+ * translation unit that includes it twice fails (pulp_rnn_fp32.h has none
+ * either).
  */
-#ifndef PULP_TRAIN_H
-#define PULP_TRAIN_H
 
 #include "pulp_train_defines.h"
 #include "pulp_matmul_fp32.h"
@@ -31,4 +32,3 @@
 #include "pulp_cast_fp16.h"
 #include "pulp_optimizers_fp32.h"
 
-#endif /* PULP_TRAIN_H */
