@@ -138,12 +138,13 @@ def choose(candidates: Sequence[Compiler], argv_for: Callable[[Compiler], Compil
     if not present:
         names = ", ".join(c.command[0] for c in candidates)
         raise FileNotFoundError(f"none of the compilers {names} is installed")
-    rejected = []
+    rejected, tried = [], {}
     has_umbrella = any((d / UMBRELLA_HEADER).exists() for d in library.include_dirs)
     for compiler in present:
         argv_of = argv_for(compiler)
         arithmetic = _arithmetic(argv_of)
         flags = library_flags(arithmetic)
+        tried[compiler] = argv_of, arithmetic, flags
         if has_umbrella:
             ok, errors = _compiles(argv_of, f'#include "{UMBRELLA_HEADER}"\n', flags)
             if not ok:
@@ -159,20 +160,12 @@ def choose(candidates: Sequence[Compiler], argv_for: Callable[[Compiler], Compil
     # also rejects its float16alt types first: its error would hide the one a
     # fix has to start from). max() keeps the first of a tie.
     headers = sorted({h.name for d in library.include_dirs for h in d.glob("*.h")} - {UMBRELLA_HEADER})
-    compiling = {c: _headers_compiling(argv_for(c), headers, library_flags) for c in present}
+    compiling = {c: [h for h in headers if _compiles(tried[c][0], f'#include "{h}"\n', tried[c][2])[0]]
+                 for c in present}
     compiler = max(present, key=lambda c: len(compiling[c]))
-    argv_of = argv_for(compiler)
-    arithmetic = _arithmetic(argv_of)
-    fp16 = next(filter(None, (_library_fp16(argv_of, library_flags(arithmetic), header)
-                              for header in compiling[compiler])), None)
+    argv_of, arithmetic, flags = tried[compiler]
+    fp16 = next(filter(None, (_library_fp16(argv_of, flags, h) for h in compiling[compiler])), None)
     return CompilerChoice(compiler, compiler.version(), arithmetic, fp16, tuple(rejected))
-
-
-def _headers_compiling(argv_of: CompileArgv, headers: list[str],
-                       library_flags: Callable[[Arithmetic], list[str]]) -> list[str]:
-    """Those of the headers that compile, each included alone."""
-    flags = library_flags(_arithmetic(argv_of))
-    return [name for name in headers if _compiles(argv_of, f'#include "{name}"\n', flags)[0]]
 
 
 def _library_fp16(argv_of: CompileArgv, flags: list[str], header: str = UMBRELLA_HEADER) -> str | None:
