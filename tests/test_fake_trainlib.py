@@ -22,7 +22,7 @@ PULP-TrainLib (7bfc760) hard to test:
   mm_dw_args in second place;
 - the sources include their own families' headers, not pulp_train.h (so a
   copy whose umbrella includes an unguarded header twice, as an older
-  published branch does, still compiles them).
+  published branch does, still compiles them);
 - optim_args has no weight_decay_lambda, and pulp_train.h and
   pulp_rnn_fp32.h have no include guard, as in an older published version.
 
