@@ -26,9 +26,10 @@
  * dtype's name of it, Struct or Struct_fp16) has the field. An op that sets
  * a field some library lacks (the published FP16 depthwise has no strides)
  * asks this, leaves the field out, and reports the cases that need it as
- * PTL_ERR_UNSUPPORTED. The build finds every field an op unit names this way
- * with a compile probe and defines PTL_HAS_FIELD_<Struct>_<field>=1 where it
- * exists (harness/build_units.py, field_queries).
+ * PTL_ERR_UNSUPPORTED, naming the struct as PTL_S_NAME(Struct) spells it
+ * for the dtype (a string). The build finds every field an op unit names
+ * this way with a compile probe and defines PTL_HAS_FIELD_<Struct>_<field>=1
+ * where it exists (harness/build_units.py, field_queries).
  *
  * PTL_HAS_FUNC(name), in #if: whether the library declares the dtype's
  * function (name or name_fp16), probed the same way, for functions one
@@ -121,6 +122,9 @@ static inline float ptl_f32_from_half_bits(uint16_t b)
 #error "PTL_OP_FP must be 32 or 16"
 #endif
 
+#define PTL_STR_(x) #x
+#define PTL_STR(x) PTL_STR_(x)
+#define PTL_S_NAME(s) PTL_STR(PTL_S(s))
 #define PTL_HAS_FIELD(s, f) PTL_PASTE3(PTL_HAS_FIELD_, PTL_S(s), PTL_PASTE(_, f))
 #define PTL_HAS_FUNC(name) PTL_PASTE(PTL_HAS_FUNC_, PTL_S(name))
 

@@ -65,11 +65,6 @@ static int dw_read_shape(const struct ptl_case *c, uint32_t vi, struct dw_shape 
  * only stride-1 cases run, and the others are unsupported. */
 #define DW_HAS_STRIDES \
     (PTL_HAS_FIELD(DepthWise_Conv_args, stride_h) && PTL_HAS_FIELD(DepthWise_Conv_args, stride_w))
-#if PTL_OP_FP == 32
-#define DW_ARGS_NAME "DepthWise_Conv_args"
-#else
-#define DW_ARGS_NAME "DepthWise_Conv_args_fp16"
-#endif
 
 static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
@@ -80,8 +75,8 @@ static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t 
         return status;
 #if !DW_HAS_STRIDES
     if (s.sh != 1 || s.sw != 1) {
-        ptl_emit_error(vi, PTL_ERR_UNSUPPORTED, DW_ARGS_NAME " has no field stride_h/stride_w: only stride 1 "
-                                                "can run against this library");
+        ptl_emit_error(vi, PTL_ERR_UNSUPPORTED, PTL_S_NAME(DepthWise_Conv_args)
+                       " has no field stride_h/stride_w: only stride 1 can run against this library");
         return PTL_ERR_UNSUPPORTED;
     }
 #endif

@@ -27,11 +27,6 @@
  * branch dnadalini-patch-4, for one): against such a library only the cases
  * without decay run, and the others are unsupported. */
 #define SGD_HAS_DECAY PTL_HAS_FIELD(optim_args, weight_decay_lambda)
-#if PTL_OP_FP == 32
-#define OPTIM_ARGS_NAME "optim_args"
-#else
-#define OPTIM_ARGS_NAME "optim_args_fp16"
-#endif
 
 #define OPTIM_PARAMS "nw nb use_biases lr_micro lambda_micro"
 #define OPTIM_INPUTS "w dw b db"
@@ -50,7 +45,7 @@ static int run_sgd(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     }
 #if !SGD_HAS_DECAY
     if (lambda_micro != 0) {
-        ptl_emit_error(vi, PTL_ERR_UNSUPPORTED, OPTIM_ARGS_NAME " has no field weight_decay_lambda: only "
+        ptl_emit_error(vi, PTL_ERR_UNSUPPORTED, PTL_S_NAME(optim_args) " has no field weight_decay_lambda: only "
                                                 "cases without weight decay can run against this library");
         return PTL_ERR_UNSUPPORTED;
     }
