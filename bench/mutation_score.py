@@ -22,7 +22,7 @@ A mutant runs in up to three stages, each only if it survived the one before:
                the training runs that chain the family (the training family);
   concurrency  the passes of .ci/run on the family: --concurrency-slice 1
                under PTL_TEAM_ORDER reverse, random:1 and random:2, and
-               under --sanitize thread.
+               under --sanitize thread and --sanitize address,undefined.
 Each stage first runs once on the clean library (no false alarm, and it
 warms the cache). One cache serves every run (--ptl-cache, the bench's
 own: no other run may share it while the bench runs): golden bundles and
@@ -117,7 +117,8 @@ FAMILIES = [
 ]
 STAGES = ("slice", "family", "concurrency")
 # .ci/run's concurrency passes: (PTL_TEAM_ORDER, --sanitize)
-CONCURRENCY_PASSES = [("reverse", None), ("random:1", None), ("random:2", None), ("free", "thread")]
+CONCURRENCY_PASSES = [("reverse", None), ("random:1", None), ("random:2", None), ("free", "thread"),
+                      ("free", "address,undefined")]
 _VARIANT = re.compile(r"\[(?P<entry>[^\]]+?)-(?P<dtype>fp32|fp16|bf16)-(?P<rest>.*)-c(?P<cores>\d+)\]$")
 NOT_KILLS = {"build", "environment"}   # a mutant that does not build; a machine that failed
 

@@ -585,15 +585,38 @@ def tsan_race(stderr: bytes) -> str | None:
 _SANITIZER_LINE = re.compile(r"(ERROR: AddressSanitizer: .*|runtime error: .*|ERROR: LeakSanitizer: .*)")
 _ASAN_NOISE = re.compile(r" on (unknown )?address 0x[0-9a-f]+( at pc 0x[0-9a-f]+ bp 0x[0-9a-f]+ sp 0x[0-9a-f]+)?")
 _ASAN_ACCESS = re.compile(r"^(READ|WRITE) of size \d+")
-_FIRST_FRAME = re.compile(r"^\s*#0 0x[0-9a-f]+ in (\S+) (\S+)")
+_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (\S+) (\S+)")
+CALLERS_SHOWN = 2   # frames of the first stack shown after the one that made the access
+
+
+TEAM_RUNTIME = "team_pthreads.c"   # the host team (harness/targets/host/runtime): where a forked body's stack begins
+
+
+def _first_stack(report: list[str]) -> list[tuple[str, str]]:
+    """(function, file:line) of the first stack in an AddressSanitizer
+    report, the sanitizer's own frames (interceptors) left out; a body that
+    the team forked ends at the team, as ("", "forked on the team")."""
+    frames: list[tuple[str, str]] = []
+    in_stack = False
+    for line in report:
+        frame = _FRAME.match(line)
+        if not frame and in_stack:   # the line after its last frame
+            break
+        in_stack = bool(frame)
+        if frame and Path(frame.group(2)).name.startswith(TEAM_RUNTIME + ":"):
+            frames.append(("", "forked on the team"))
+            break
+        if frame and not _sanitizer_internal(frame.group(2)):
+            frames.append((frame.group(1), Path(frame.group(2)).name))
+    return frames
 
 
 def sanitizer_report(stderr: bytes) -> str | None:
     """The first AddressSanitizer, UndefinedBehaviorSanitizer or
     LeakSanitizer report, in one line: what went wrong and where (UBSan's
-    file:line; for AddressSanitizer the access and its first frame, since its
-    ERROR line gives only addresses), or None. The output's tail alone shows
-    only the end of the report."""
+    file:line; for AddressSanitizer the access, the frame that made it and
+    its callers, since its ERROR line gives only addresses), or None. The
+    output's tail alone shows only the end of the report."""
     lines = stderr.decode("utf-8", "replace").splitlines()
     for i, line in enumerate(lines):
         found = _SANITIZER_LINE.search(line)
@@ -603,11 +626,19 @@ def sanitizer_report(stderr: bytes) -> str | None:
         where = line[:found.start()].strip().rstrip(":")   # UBSan: file:line:column before the message
         if what.startswith("ERROR: AddressSanitizer"):
             what = _ASAN_NOISE.sub("", what)
-            report = lines[i + 1:i + 40]
+            report = lines[i + 1:i + 60]
             access = next((m.group(0) for m in map(_ASAN_ACCESS.match, report) if m), None)
-            frame = next((m for m in map(_FIRST_FRAME.match, report) if m), None)
-            what += (f" ({access})" if access else "") + (f" in {frame.group(1)}" if frame else "")
-            where = Path(frame.group(2)).name if frame else ""
+            if "use-after-poison" in what:   # the runner poisons only its guard words (runner/buffers.c)
+                what = (f"a {access.split()[0].lower() if access else 'access'} of a guard word past an output "
+                        f"or work buffer ({what.removeprefix('ERROR: ')}{f', {access}' if access else ''})")
+            else:
+                what += f" ({access})" if access else ""
+            stack = _first_stack(report)
+            where = ""
+            if stack:
+                what += f" in {stack[0][0]}"
+                where = stack[0][1] + "".join(f", called from {f} at {at}" if f else f", {at}"
+                                              for f, at in stack[1:1 + CALLERS_SHOWN])
         return f"{what[:240]}{f' at {where}' if where and not where.startswith('==') else ''}"
     return None
 

@@ -725,6 +725,34 @@ def test_the_staging_race_passes_the_sequenced_orders_without_a_sanitizer(order,
     assert rows and {r["outcome"] for r in rows} == {"passed"}, [r["test_id"] for r in rows if r["outcome"] != "passed"]
 
 
+# A read one past a work buffer that only a comparison uses (mutation bench
+# seed 5): the vector softmax takes the maximum of the cores' partial maxima
+# over one slot too many. The runner's guard word there is a NaN, and
+# `NaN > m` is false, so every output stays right and no guard changes. Under
+# AddressSanitizer the guard words are poisoned (runner/buffers.c), and the
+# read stops the variant as a crash naming the line.
+MAX_OVER_ONE_TOO_MANY = SourceEdit("sources/pulp_softmax_fp32.c",
+                                   "    for (int c = 1; c < cores; c++)",
+                                   "    for (int c = 1; c <= cores; c++)")
+MAX_SLICE = "vector_softmax-fp32-fw-n1xpatternuniform"
+
+
+def test_a_read_of_a_guard_word_is_a_crash_under_address_sanitizer_and_passes_unchecked(tmp_path, cache_dir):
+    mutant = mutant_library(tmp_path / "lib", MAX_OVER_ONE_TOO_MANY)
+    rows, _ = run_slice(mutant, MAX_SLICE, tmp_path / "asan", cache_dir, ["--sanitize", "address,undefined"])
+    assert {r["test_id"].rsplit("-", 1)[-1] for r in rows} >= {"c1", "c8"}, [r["test_id"] for r in rows]
+    for row in rows:    # every core count reads buffer[cores], the first tail guard word
+        assert (row["outcome"], row["failure_class"]) == ("failed", "crash"), row
+        assert "a read of a guard word past an output or work buffer" in row["message"], row["message"]
+        assert "(AddressSanitizer: use-after-poison, READ of size 4) in vector_softmax_core at pulp_softmax_fp32.c:" \
+            in row["message"], row["message"]
+    # Why the poisoning exists: without the sanitizer the mutant passes every
+    # variant. (The clean library passes this slice under AddressSanitizer in
+    # .ci/run's concurrency passes.)
+    rows, _ = run_slice(mutant, MAX_SLICE, tmp_path / "plain", cache_dir)
+    assert rows and {r["outcome"] for r in rows} == {"passed"}, [r["test_id"] for r in rows if r["outcome"] != "passed"]
+
+
 def test_a_size_mismatch_refused_without_printing_fails(tmp_path, cache_dir):
     """The API's residual contract is 'print, return': a refusal that writes
     nothing but says nothing is reported (OpEntry.prints), the rest passes."""

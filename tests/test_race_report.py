@@ -52,6 +52,31 @@ def test_a_sanitizer_report_gives_its_first_line_and_where():
     assert sanitizer_report(b"Segmentation fault\n") is None
 
 
+def test_an_access_to_a_poisoned_guard_word_is_named_as_such():
+    """Under AddressSanitizer the runner poisons only its guard words (runner/buffers.c)."""
+    for access in ("READ", "WRITE"):
+        report = (b"==7==ERROR: AddressSanitizer: use-after-poison on address 0x60 at pc 0x55 bp 0x7f sp 0x7f\n"
+                  + access.encode() + b" of size 4 at 0x60 thread T0\n    #0 0x55 in row_max lib/y.c:59\n")
+        assert sanitizer_report(report) == (f"a {access.lower()} of a guard word past an output or work buffer "
+                                            f"(AddressSanitizer: use-after-poison, {access} of size 4) "
+                                            f"in row_max at y.c:59")
+
+
+def test_an_address_sanitizer_report_names_the_frame_and_two_callers_in_our_code():
+    report = (b"==9==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x60 at pc 0x55 bp 0x7f sp 0x7f\n"
+              b"READ of size 4 at 0x60 thread T2\n"
+              b"    #0 0x7f1 in __interceptor_memcpy ../src/libsanitizer/sanitizer_common_interceptors.inc:827\n"
+              b"    #1 0x551 in copy_row /lib/a.c:10:3\n    #2 0x552 in layer_fw /lib/b.c:20:5\n"
+              b"    #3 0x553 in layer_step /lib/c.c:30\n    #4 0x554 in main /run/main.c:40\n"
+              b"\n0x60 is located 0 bytes after 16-byte region\nallocated by thread T0 here:\n"
+              b"    #0 0x7f2 in malloc ../src/libsanitizer/asan/asan_malloc_linux.cpp:69\n")
+    assert sanitizer_report(report) == ("ERROR: AddressSanitizer: heap-buffer-overflow (READ of size 4) in copy_row "
+                                        "at a.c:10:3, called from layer_fw at b.c:20:5, called from layer_step "
+                                        "at c.c:30")
+    forked = report.replace(b"in layer_fw /lib/b.c:20:5", b"in run_share /h/runtime/team_pthreads.c:281:5")
+    assert sanitizer_report(forked).endswith("in copy_row at a.c:10:3, forked on the team")
+
+
 def test_a_clang_19_sanitizer_report_run_by_the_host_target_names_file_and_line(tmp_path):
     """clang-19's runtimes print bare addresses unless told where an
     llvm-symbolizer is (harness/targets/host: SANITIZER_OPTIONS)."""

@@ -161,10 +161,11 @@ def test_the_regression_jobs_run_in_debian_12_with_the_packages_of_ci_run():
 
 def test_the_concurrency_job_runs_the_passes_of_ci_run():
     """The regression workflow runs the concurrency passes that .ci/run runs
-    (the TSan pass and every adversarial team order of its loop), on host,
+    (the TSan and ASan passes and every adversarial team order of its loop), on host,
     each one whatever the one before it did."""
     ci_run = (ROOT / ".ci" / "run").read_text()
-    assert "PTL_TARGET=host ./ptl regress --concurrency-slice 1 --sanitize thread" in ci_run
+    sanitized = re.findall(r"PTL_TARGET=host ./ptl regress --concurrency-slice 1 --sanitize (\S+)", ci_run)
+    assert sanitized == ["thread", "address,undefined"], sanitized
     orders = re.search(r"for order in ([^;]+);", ci_run).group(1).split()
     assert len(orders) >= 3, "reverse and at least two seeded random orders"
     job = _load(GITHUB / "workflows" / "regression.yml")["jobs"]["concurrency"]
@@ -178,7 +179,7 @@ def test_the_concurrency_job_runs_the_passes_of_ci_run():
             passes.append((step.get("env", {}).get("PTL_TEAM_ORDER", "free"), sanitize and sanitize.group(1)))
             assert passes[1:] == [] or step.get("if") == "${{ !cancelled() }}", \
                 f"{step['name']} runs only if the pass before it passed"
-    assert passes == [("free", "thread")] + [(order, None) for order in orders]
+    assert passes == [("free", s) for s in sanitized] + [(order, None) for order in orders]
 
 
 def test_every_cache_is_saved_right_after_it_is_built_not_at_the_end_of_a_green_job():
