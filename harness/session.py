@@ -587,8 +587,6 @@ _ASAN_NOISE = re.compile(r" on (unknown )?address 0x[0-9a-f]+( at pc 0x[0-9a-f]+
 _ASAN_ACCESS = re.compile(r"^(READ|WRITE) of size \d+")
 _FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (\S+) (\S+)")
 CALLERS_SHOWN = 2   # frames of the first stack shown after the one that made the access
-
-
 TEAM_RUNTIME = "team_pthreads.c"   # the host team (harness/targets/host/runtime): where a forked body's stack begins
 
 
