@@ -633,7 +633,7 @@ def sanitizer_report(stderr: bytes) -> str | None:
                 what += f" ({access})" if access else ""
             stack = _first_stack(report)
             where = ""
-            if stack:
+            if stack and stack[0][0]:   # not an access by the team runtime itself
                 what += f" in {stack[0][0]}"
                 where = stack[0][1] + "".join(f", called from {f} at {at}" if f else f", {at}"
                                               for f, at in stack[1:1 + CALLERS_SHOWN])
