@@ -150,3 +150,30 @@ def test_a_link_failure_shows_what_the_linker_could_not_find_not_only_that_it_fa
               "clang-19: error: linker command failed with exit code 1 (use -v to see invocation)\n")
     assert first_error(output).startswith("/usr/bin/ld: cannot find /usr/lib/llvm-19/")
     assert headline(output).startswith("/usr/bin/ld: cannot find")
+
+
+@pytest.fixture(scope="module")
+def strideless_depthwise_session(tmp_path_factory):
+    """lib_c whose FP32 depthwise struct has no stride_h/stride_w, as the
+    published FP16 one has none (lib_c's own depthwise source then does not
+    compile)."""
+    root = tmp_path_factory.mktemp("lib") / "lib_c"
+    shutil.copytree(DEFAULT_LIBRARY, root)
+    header = root / "include" / "pulp_conv_dw_fp32.h"
+    text = header.read_text()
+    assert text.count("    int stride_h;\n    int stride_w;\n") == 1
+    header.write_text(text.replace("    int stride_h;\n    int stride_w;\n", ""))
+    return Session(HostTarget(), root, tmp_path_factory.mktemp("cache"))
+
+
+@pytest.mark.parametrize("unit", ["train_dsblock/fp32", "train_ds_cnn/fp32", "conv_dw/fp32"])
+def test_every_unit_that_sets_the_depthwise_strides_asks_the_probe_first(strideless_depthwise_session, unit):
+    """The training units set stride 1 only where the struct has the fields:
+    each compiles (the probe names the fields it lacks) and fails only at the
+    link, for the depthwise functions the broken source did not provide."""
+    units = UnitReport.load(strideless_depthwise_session.artefact_for("bf16").path)
+    assert units.missing_fields[unit] == ["DepthWise_Conv_args.stride_h", "DepthWise_Conv_args.stride_w"]
+    reason = units.failed[unit]
+    source = f"ops_{unit.split('/')[0]}.c"
+    assert reason.startswith(f"{source} does not link: undefined reference to pulp_conv_dw_fp32_"), reason
+    assert f"{source}:" not in reason  # no error of its own

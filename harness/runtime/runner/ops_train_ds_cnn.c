@@ -45,6 +45,11 @@
 /* FP32 only: the FP16 compilation of this unit has no ops. */
 #if PTL_OP_FP == 32
 
+/* Stride 1 is all the block's depthwise layer needs: a library whose struct
+ * has no stride fields (the published FP16 one has none) is given none. */
+#define DW_HAS_STRIDES \
+    (PTL_HAS_FIELD(DepthWise_Conv_args, stride_h) && PTL_HAS_FIELD(DepthWise_Conv_args, stride_w))
+
 #define DS_CNN_PASS(layer, step, a, b) PASS_##layer##_##step,
 enum {
 #include "ds_cnn_passes.def"
@@ -222,7 +227,10 @@ static void dw_compute(const void *op, int t, void *const in[TILED_MAX_IN], void
     struct blob output = {.data = step == PTL_STEP_FW ? out[0] : NULL, .diff = dy, .dim = nc * n_o, .W = n->Wo,
                           .H = n->Ho, .C = nc};
     struct DepthWise_Conv_args args = {
-        .input = &input, .coeff = &coeff, .output = &output, .stride_h = 1, .stride_w = 1,
+        .input = &input, .coeff = &coeff, .output = &output,
+#if DW_HAS_STRIDES
+        .stride_h = 1, .stride_w = 1,
+#endif
         .Lpad = 1, .Rpad = 1, .Upad = 1, .Dpad = 1,
         .skip_wg_grad = step != PTL_STEP_WG, .skip_in_grad = step != PTL_STEP_IG, .HWC = 0,
     };
