@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bench.mutation_score import CONCURRENCY_PASSES
+
 ROOT = Path(__file__).resolve().parent.parent
 GITHUB = ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
@@ -159,15 +161,21 @@ def test_the_regression_jobs_run_in_debian_12_with_the_packages_of_ci_run():
         assert "scripts/install-debian-packages.sh" in runs, name
 
 
-def test_the_concurrency_job_runs_the_passes_of_ci_run():
-    """The regression workflow runs the concurrency passes that .ci/run runs
-    (the TSan and ASan passes and every adversarial team order of its loop), on host,
-    each one whatever the one before it did."""
+def _ci_run_concurrency_passes() -> list[tuple[str, str | None]]:
+    """.ci/run's concurrency passes on host, in order, as (team order,
+    sanitizers): the sanitized ones, then every adversarial order of its loop."""
     ci_run = (ROOT / ".ci" / "run").read_text()
     sanitized = re.findall(r"PTL_TARGET=host ./ptl regress --concurrency-slice 1 --sanitize (\S+)", ci_run)
     assert sanitized == ["thread", "address,undefined"], sanitized
     orders = re.search(r"for order in ([^;]+);", ci_run).group(1).split()
     assert len(orders) >= 3, "reverse and at least two seeded random orders"
+    return [("free", s) for s in sanitized] + [(order, None) for order in orders]
+
+
+def test_the_concurrency_job_runs_the_passes_of_ci_run():
+    """The regression workflow runs the concurrency passes that .ci/run runs
+    (the TSan and ASan passes and every adversarial team order of its loop), on host,
+    each one whatever the one before it did."""
     job = _load(GITHUB / "workflows" / "regression.yml")["jobs"]["concurrency"]
     assert job["env"]["PTL_TARGET"] == "host"
     passes = []
@@ -179,7 +187,13 @@ def test_the_concurrency_job_runs_the_passes_of_ci_run():
             passes.append((step.get("env", {}).get("PTL_TEAM_ORDER", "free"), sanitize and sanitize.group(1)))
             assert passes[1:] == [] or step.get("if") == "${{ !cancelled() }}", \
                 f"{step['name']} runs only if the pass before it passed"
-    assert passes == [("free", s) for s in sanitized] + [(order, None) for order in orders]
+    assert passes == _ci_run_concurrency_passes()
+
+
+def test_the_mutation_bench_runs_the_concurrency_passes_of_ci_run():
+    """A mutant the bench calls a survivor of the concurrency stage has
+    survived what CI runs: the same passes, in any order."""
+    assert sorted(CONCURRENCY_PASSES, key=str) == sorted(_ci_run_concurrency_passes(), key=str)
 
 
 def test_every_cache_is_saved_right_after_it_is_built_not_at_the_end_of_a_green_job():
