@@ -10,9 +10,9 @@ exponentials underflow), equal (all-equal rows: y = 1/W), spread (x in
 [-8, 8)). The BW reads y as the rounded softmax of x (golden/softmax.py).
 
 The softmax parts (row_max, row_div, div, scalar_mul, sm_bw_op_1/2,
-mm_bias_add_transposed: FP32 per-core bodies, forked by the runner) run on
-rows and sizes around the core counts; their references are one or a few
-roundings (golden/softmax.py). The parts whose exponential the API does
+mm_bias_add_transposed: per-core bodies in every dtype, forked by the
+runner) run on rows and sizes around the core counts; their references are
+one or a few roundings of the dtype (golden/softmax.py). The parts whose exponential the API does
 not pin down (exp_sum, vector_exp_sum, shift_sum) and pulp_max, whose
 split of W is not documented, are not covered (README).
 
@@ -115,7 +115,7 @@ VECTOR_SOFTMAX = OpEntry(
     footprint=lambda c: {"input": 4 * c.shape["n"], "output": 4 * c.shape["n"], "buffer_n_cores": 4 * 8},
 )
 
-# ---- the softmax parts: FP32 per-core bodies, forked by the runner ----
+# ---- the softmax parts: per-core bodies, forked by the runner ----
 # Rows around the core counts (fewer rows than cores, 9 on 8), rows of one
 # element and rows past the unroll factors; flat sizes likewise.
 PART_ROWS = tuple(dict(H=h, W=w) for h, w in ((1, 1), (3, 5), (7, 16), (8, 3), (9, 17), (17, 64)))
@@ -126,9 +126,9 @@ def _part(name: str, shapes, inputs, reference, options=None, params=None, split
     return OpEntry(
         name=name,
         unit="softmax_parts",
-        runner_op=lambda dtype: f"{name}_fp32",
+        runner_op=lambda dtype: f"{name}_{build_of(dtype)}",
         steps=("fw",),
-        dtypes=("fp32",),
+        dtypes=DTYPES,
         shapes=shapes,
         options=options or {},
         inputs=inputs,
@@ -138,7 +138,8 @@ def _part(name: str, shapes, inputs, reference, options=None, params=None, split
         cores=(1, 3, 8),
         kernels=lambda dtype, step: (0,),
         kernel_names=lambda dtype: ("direct",),
-        footprint=lambda c: {"tensors": 8 * sum(int(np.prod(t)) for t in inputs(c).values())},
+        # the inputs, and an output as large as them
+        footprint=lambda c: {"tensors": 2 * element_bytes(c.dtype) * sum(int(np.prod(t)) for t in inputs(c).values())},
         split=split,
     )
 

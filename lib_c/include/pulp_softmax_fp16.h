@@ -25,6 +25,73 @@ struct softmax_args_fp16 {
     fp16 *sums;
 };
 
+/*
+ * Softmax parts (FP16 per-core bodies): the contract of the FP32 parts in
+ * pulp_softmax_fp32.h on fp16 arrays, each operation rounded once to fp16
+ * (sm_bw_op_1 accumulates in fp16 with one rounding per term, a fused
+ * multiply-add). max_args_fp16's dim is not read by the row maxima, which
+ * take W.
+ */
+struct max_args_fp16 {
+    fp16 *input;
+    int H;
+    int W;
+    fp16 *maxes;
+    int dim;
+};
+
+struct row_div_args_fp16 {
+    fp16 *input;
+    int H;
+    int W;
+    fp16 *sums;
+};
+
+struct div_args_fp16 {
+    fp16 *input;
+    fp16 n;
+    int dim;
+};
+
+struct scalar_mul_args_fp16 {
+    fp16 *input;
+    fp16 scalar;
+    int dim;
+};
+
+struct sm_bw_op_1_args_fp16 {
+    fp16 *A;
+    fp16 *B;
+    fp16 *S;
+    int H;
+    int W;
+};
+
+struct sm_bw_op_2_args_fp16 {
+    fp16 *A;
+    fp16 *B;
+    fp16 *S;
+    fp16 *output;
+    int H;
+    int W;
+};
+
+struct mm_bias_add_args_fp16 {
+    fp16 *mat;
+    fp16 *bias;
+    int H;
+    int W;
+    int t;
+};
+
+void pulp_row_max_fp16_cl(void *max_args_fp16);
+void pulp_row_div_fp16_cl(void *row_div_args_fp16);
+void pulp_div_fp16_cl(void *div_args_fp16);
+void pulp_scalar_mul_fp16_cl(void *scalar_mul_args_fp16);
+void pulp_sm_bw_op_1_fp16(void *sm_bw_op_1_args_fp16);
+void pulp_sm_bw_op_2_fp16(void *sm_bw_op_2_args_fp16);
+void mm_bias_add_transposed_fp16(void *mm_bias_add_args_fp16);
+
 /* fastexp_gist on the binary32 value of x (the same function). */
 float fastexp_gist_fp16(float x);
 

@@ -1,6 +1,6 @@
 /*
- * Runner ops of the softmax's parts (pulp_softmax_fp32.h): FP32 per-core
- * bodies, forked here on the variant's cores. A unit of their own, so that
+ * Runner ops of the softmax's parts (pulp_softmax_fp32.h, and their FP16
+ * twins): per-core bodies, forked here on the variant's cores. A unit of their own, so that
  * a library whose parts differ from these still builds its row softmax.
  * Params H W (rows of W) or dim; in place parts copy their operand
  * to the output first.
@@ -16,8 +16,6 @@
 #include "ptl_platform.h"
 #include "ptl_runner.h"
 #include "pulp_train.h"
-
-#if PTL_OP_FP == 32
 
 static int part_shape(const struct ptl_case *c, uint32_t vi, const char *name, int *rows, int *cols)
 {
@@ -37,12 +35,16 @@ static int run_row_max(const struct ptl_case *c, struct ptl_variant v, uint32_t 
         return PTL_ERR_BAD_CASE;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    float *x = op_frame_input(&f, "x", (uint32_t)(H * W));
-    float *maxes = op_frame_output_from(&f, "m", "maxes", (uint32_t)H);
+    PTL_T *x = op_frame_input(&f, "x", (uint32_t)(H * W));
+    PTL_T *maxes = op_frame_output_from(&f, "m", "maxes", (uint32_t)H);
     if (f.status)
         return op_frame_finish(&f, 0);
-    struct max_args args = {.input = x, .H = H, .W = W, .maxes = maxes};
-    return op_frame_fork(&f, v, pulp_row_max_fp32_cl, &args);
+    struct PTL_S(max_args) args = {.input = x, .H = H, .W = W, .maxes = maxes,
+#if PTL_HAS_FIELD(max_args, dim) /* FP16's last field, which the API reads as W (pulp_max_fp16_cl) */
+                                  .dim = W,
+#endif
+    };
+    return op_frame_fork(&f, v, PTL_F(pulp_row_max_, _cl), &args);
 }
 
 static int run_row_div(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -52,12 +54,12 @@ static int run_row_div(const struct ptl_case *c, struct ptl_variant v, uint32_t 
         return PTL_ERR_BAD_CASE;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    float *y = op_frame_output_from(&f, "x", "y", (uint32_t)(H * W));
-    float *sums = op_frame_input(&f, "s", (uint32_t)H);
+    PTL_T *y = op_frame_output_from(&f, "x", "y", (uint32_t)(H * W));
+    PTL_T *sums = op_frame_input(&f, "s", (uint32_t)H);
     if (f.status)
         return op_frame_finish(&f, 0);
-    struct row_div_args args = {.input = y, .H = H, .W = W, .sums = sums};
-    return op_frame_fork(&f, v, pulp_row_div_fp32_cl, &args);
+    struct PTL_S(row_div_args) args = {.input = y, .H = H, .W = W, .sums = sums};
+    return op_frame_fork(&f, v, PTL_F(pulp_row_div_, _cl), &args);
 }
 
 static int run_scaled(const struct ptl_case *c, struct ptl_variant v, uint32_t vi, int divide)
@@ -69,16 +71,16 @@ static int run_scaled(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     }
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    float *y = op_frame_output_from(&f, "x", "y", (uint32_t)dim);
-    float *coeff = op_frame_input(&f, "coeff", 1);
+    PTL_T *y = op_frame_output_from(&f, "x", "y", (uint32_t)dim);
+    PTL_T *coeff = op_frame_input(&f, "coeff", 1);
     if (f.status)
         return op_frame_finish(&f, 0);
     if (divide) {
-        struct div_args args = {.input = y, .n = coeff[0], .dim = dim};
-        return op_frame_fork(&f, v, pulp_div_fp32_cl, &args);
+        struct PTL_S(div_args) args = {.input = y, .n = coeff[0], .dim = dim};
+        return op_frame_fork(&f, v, PTL_F(pulp_div_, _cl), &args);
     }
-    struct scalar_mul_args args = {.input = y, .scalar = coeff[0], .dim = dim};
-    return op_frame_fork(&f, v, pulp_scalar_mul_fp32_cl, &args);
+    struct PTL_S(scalar_mul_args) args = {.input = y, .scalar = coeff[0], .dim = dim};
+    return op_frame_fork(&f, v, PTL_F(pulp_scalar_mul_, _cl), &args);
 }
 
 static int run_div(const struct ptl_case *c, struct ptl_variant v, uint32_t vi) { return run_scaled(c, v, vi, 1); }
@@ -94,18 +96,18 @@ static int run_sm_bw_op(const struct ptl_case *c, struct ptl_variant v, uint32_t
         return PTL_ERR_BAD_CASE;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    float *a = op_frame_input(&f, "a", (uint32_t)(H * W));
-    float *b = op_frame_input(&f, "b", (uint32_t)(H * W));
-    float *s = op == 1 ? op_frame_output(&f, "s", (uint32_t)H) : op_frame_input(&f, "s", (uint32_t)H);
-    float *y = op == 2 ? op_frame_output(&f, "y", (uint32_t)(H * W)) : NULL;
+    PTL_T *a = op_frame_input(&f, "a", (uint32_t)(H * W));
+    PTL_T *b = op_frame_input(&f, "b", (uint32_t)(H * W));
+    PTL_T *s = op == 1 ? op_frame_output(&f, "s", (uint32_t)H) : op_frame_input(&f, "s", (uint32_t)H);
+    PTL_T *y = op == 2 ? op_frame_output(&f, "y", (uint32_t)(H * W)) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
     if (op == 1) {
-        struct sm_bw_op_1_args args = {.A = a, .B = b, .S = s, .H = H, .W = W};
-        return op_frame_fork(&f, v, pulp_sm_bw_op_1, &args);
+        struct PTL_S(sm_bw_op_1_args) args = {.A = a, .B = b, .S = s, .H = H, .W = W};
+        return op_frame_fork(&f, v, PTL_S(pulp_sm_bw_op_1), &args);
     }
-    struct sm_bw_op_2_args args = {.A = a, .B = b, .S = s, .output = y, .H = H, .W = W};
-    return op_frame_fork(&f, v, pulp_sm_bw_op_2, &args);
+    struct PTL_S(sm_bw_op_2_args) args = {.A = a, .B = b, .S = s, .output = y, .H = H, .W = W};
+    return op_frame_fork(&f, v, PTL_S(pulp_sm_bw_op_2), &args);
 }
 
 static int run_sm_bw_op_1(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
@@ -129,12 +131,12 @@ static int run_mm_bias_add(const struct ptl_case *c, struct ptl_variant v, uint3
     }
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    float *y = op_frame_output_from(&f, "x", "y", (uint32_t)(H * W));
-    float *bias = op_frame_input(&f, "bias", (uint32_t)(t ? H : W));
+    PTL_T *y = op_frame_output_from(&f, "x", "y", (uint32_t)(H * W));
+    PTL_T *bias = op_frame_input(&f, "bias", (uint32_t)(t ? H : W));
     if (f.status)
         return op_frame_finish(&f, 0);
-    struct mm_bias_add_args args = {.mat = y, .bias = bias, .H = H, .W = W, .t = t};
-    return op_frame_fork(&f, v, mm_bias_add_transposed, &args);
+    struct PTL_S(mm_bias_add_args) args = {.mat = y, .bias = bias, .H = H, .W = W, .t = t};
+    return op_frame_fork(&f, v, PTL_S(mm_bias_add_transposed), &args);
 }
 
 const struct ptl_op PTL_OP_TABLE[] = {
@@ -147,11 +149,3 @@ const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("mm_bias_add_transposed"), "H W t", "x bias", "y", "none", run_mm_bias_add},
     {0},
 };
-
-#else /* the parts are tested in FP32 */
-
-const struct ptl_op PTL_OP_TABLE[] = {
-    {0},
-};
-
-#endif
