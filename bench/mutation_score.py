@@ -99,7 +99,7 @@ FAMILIES = [
     Family("elem_loops", ("pulp_elem_loops.h",), ("pool", "conv_dw_pw", "embedding"),
            "maxpool|transp_conv2d|embedding", "train_cnn"),
     Family("instnorm", ("pulp_instnorm_*",), ("norm",), "instnorm", "train_dsblock"),
-    Family("norms", ("pulp_norms_*",), ("norm",), "batchnorm|layernorm|nonorm|rmsnorm|sum_of_squares|weighted_scaling",
+    Family("norms", ("pulp_norms_*", "pulp_nonorm_impl.h"), ("norm",), "batchnorm|layernorm|nonorm|rmsnorm|sum_of_squares|weighted_scaling",
            "train_transformer"),
     Family("interpolation", ("pulp_interpolation_*",), ("interp",), "interpolation"),
     Family("linear", ("pulp_linear_*",), ("linalg",), "linear", ALL_TRAINING),

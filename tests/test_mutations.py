@@ -379,10 +379,10 @@ MUTATIONS = [
              "1.0f / sqrtf(sum + RMSNORM_EPSILON)",
              "rmsnorm-fp32-fw-n17",
              "rmsnorm-fp32-fw-n17-direct-c3"),
-    Mutation("nonorm_bias_per_row",  # bias[i / W] instead of bias[j]
-             "sources/pulp_norms_fp32.c",
-             "a->coeff->data[i % W] + a->bias->data[i % W];",
-             "a->coeff->data[i % W] + a->bias->data[i / W % W];",
+    Mutation("nonorm_swaps_coeff_and_bias",  # x * bias[j] + coeff[j]
+             "sources/pulp_nonorm_impl.h",
+             "nonorm_row(y, x, a->coeff->data, a->bias->data, W);",
+             "nonorm_row(y, x, a->bias->data, a->coeff->data, W);",
              "nonorm-fp32-fw-rows3xn8",
              "nonorm-fp32-fw-rows3xn8-alone0-direct-c3"),
     Mutation("sumnode_overwrites_in_a_training_run",  # the input gradient loses the block's part

@@ -11,10 +11,13 @@ with x; the FW's are not x's own, so that a frozen FW must read them and an
 unfrozen one must overwrite them (golden/norm.py, edge_inputs).
 
 BatchNorm (self-forked over channels), LayerNorm (rows over the cores the
-runner forks), RMSNorm (self-forked partial sums; its bodies
-sum_of_squares_fp32_cl and weighted_scaling_fp32_cl also on their own) and
-NoNorm (rows over the cores): FP32 FW, the only steps and dtype the API has;
-epsilon 1e-5.
+runner forks) and RMSNorm (self-forked partial sums; its bodies
+sum_of_squares_fp32_cl and weighted_scaling_fp32_cl also on their own): FP32
+FW, epsilon 1e-5. NoNorm (rows over the cores): FW in fp32, fp16 and bf16
+(pulp_nonorm_fp16_fw_cl, Nonorm_args_fp16, in the published headers). The
+published headers also declare FP16 RMSNorm and interpolation, which are not
+covered: the API does not say in which precision their sums and source
+coordinates are computed.
 
 InstanceNorm runs in fp32, fp16 and bf16. Two limits of the formats:
 - IEEE fp16 cannot hold EPSILON = 1e-10 (it rounds to 0), so a zero-variance
@@ -118,13 +121,14 @@ EPS_MICRO = 10      # 1e-5
 EPS = float(np.float32(EPS_MICRO) / np.float32(1e6))
 
 
-def _fw_entry(name: str, shapes, inputs, params, reference, cores=(1, 3, 8), split=None) -> OpEntry:
+def _fw_entry(name: str, shapes, inputs, params, reference, cores=(1, 3, 8), split=None, unit="norm",
+              dtypes=("fp32",)) -> OpEntry:
     return OpEntry(
         name=name,
-        unit="norm",
-        runner_op=lambda dtype: f"{name}_fp32",
+        unit=unit,
+        runner_op=lambda dtype: f"{name}_{build_of(dtype)}",
         steps=("fw",),
-        dtypes=("fp32",),
+        dtypes=dtypes,
         shapes=shapes,
         inputs=inputs,
         params=params,
@@ -132,7 +136,7 @@ def _fw_entry(name: str, shapes, inputs, params, reference, cores=(1, 3, 8), spl
         cores=cores,
         kernels=lambda dtype, step: (0,),
         kernel_names=lambda dtype: ("direct",),
-        footprint=lambda c: {"tensors": 4 * sum(int(np.prod(t)) for t in inputs(c).values()) * 2},
+        footprint=lambda c: {"tensors": 2 * element_bytes(c.dtype) * sum(int(np.prod(t)) for t in inputs(c).values())},
         split=split,
     )
 
@@ -159,7 +163,8 @@ RMSNORM = _fw_entry(
 NONORM = _fw_entry(
     "nonorm", tuple(dict(rows=r, n=n) for r, n in ((1, 1), (3, 8), (9, 17), (16, 64))),
     lambda c: {"x": (c.shape["rows"] * c.shape["n"],), "coeff": (2 * c.shape["n"],)}, lambda c: dict(c.shape),
-    lambda c, inputs: norm.nonorm(inputs, c.shape["rows"]), split=core_split.rows())   # input->H rows
+    lambda c, inputs: norm.nonorm(inputs, c.shape["rows"]), split=core_split.rows(),   # input->H rows
+    unit="nonorm", dtypes=DTYPES)
 
 # RMSNorm's per-core bodies, forked by the runner; sizes below, at and above
 # the core counts. The partials of sum_of_squares are checked by their sum

@@ -25,6 +25,7 @@
 #include "pulp_instnorm_fp32.h"
 #include "pulp_instnorm_fp16.h"
 #include "pulp_norms_fp32.h"
+#include "pulp_norms_fp16.h"
 #include "pulp_softmax_fp32.h"
 #include "pulp_softmax_fp16.h"
 #include "pulp_act_extra_fp32.h"

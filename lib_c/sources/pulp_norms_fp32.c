@@ -97,34 +97,12 @@ void rmsnorm_parallelized_fp32(float *o, float *x, float *weight, float *buffer_
     pi_cl_team_fork(NUM_CORES, weighted_scaling_fp32_cl, &scaling);
 }
 
-/* y[j] = x[j] * gamma[j] + beta[j], j < W: two per step, so that the
- * loads of one are not waited on by the other's fmadd, and the pointer adds
- * are shared by two. */
-static inline void nonorm_row(float *y, const float *x, const float *gamma, const float *beta, long W)
-{
-    const float *const end2 = x + (W & ~1L);
-    while (x != end2) {
-        const float x0 = x[0], x1 = x[1], g0 = gamma[0], g1 = gamma[1], b0 = beta[0], b1 = beta[1];
-        y[0] = x0 * g0 + b0;
-        y[1] = x1 * g1 + b1;
-        x += 2, y += 2, gamma += 2, beta += 2;
-    }
-    if (W & 1)
-        y[0] = x[0] * gamma[0] + beta[0];
-}
+#define NN_T float
+#define NN_ARGS struct Nonorm_args
+#define NN_FMA(x, g, b) ((x) * (g) + (b))
+#include "pulp_nonorm_impl.h"
 
 void pulp_nonorm_fp32_fw_cl(void *Nonorm_args)
 {
-    const struct Nonorm_args *a = Nonorm_args;
-    long first, last;
-    pulp_core_block((long)a->input->H, &first, &last);   /* the caller's split is over the H rows */
-    if (first >= last)
-        return;
-    /* Row by row: no remainder per element (tens of cycles on a PULP core),
-     * and the pointers read once. */
-    const long W = a->input->W;
-    const float *x = a->input->data + first * W;
-    float *y = a->output->data + first * W;
-    for (long r = first; r < last; r++, x += W, y += W)
-        nonorm_row(y, x, a->coeff->data, a->bias->data, W);
+    nonorm_fw(Nonorm_args);
 }

@@ -1,6 +1,6 @@
 /*
- * Runner ops of the normalizations. BatchNorm, LayerNorm, RMSNorm and NoNorm
- * (FP32 FW) follow InstanceNorm below.
+ * Runner ops of the normalizations. BatchNorm, LayerNorm and RMSNorm (FP32
+ * FW) follow InstanceNorm below; NoNorm is ops_nonorm.c.
  *
  * InstanceNorm: FW (running statistics computed and stored, or
  * frozen and read), WG, IG and BW (WG then IG), forked inside the primitive
@@ -88,8 +88,7 @@ static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t
  * BatchNorm: params B C H W eps_micro; x [B x C x H x W], coeff [2C]
  * (weight_data then bias_data) in; y out. LayerNorm: rows n (step_size),
  * eps_micro; x [rows x n], coeff [2n] (weight then bias); y. RMSNorm: n;
- * x, coeff [n] (weight); y. NoNorm: rows (input->H) n (input->W); x, coeff
- * [2n] (coeff then bias); y. eps = eps_micro / 1000000 in binary32.
+ * x, coeff [n] (weight); y. eps = eps_micro / 1000000 in binary32.
  * RMSNorm's bodies, forked by the runner on the variant's cores:
  * sum_of_squares: n; x in; sum [1] out: the partials the cores wrote to
  * buffer[core] (NaN until written), added in core order as
@@ -231,30 +230,10 @@ static int run_weighted_scaling(const struct ptl_case *c, struct ptl_variant v, 
     return op_frame_fork(&io.f, v, weighted_scaling_fp32_cl, &args);
 }
 
-static int run_nonorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
-{
-    const int rows = ptl_param(c, "rows", vi), n = ptl_param(c, "n", vi);
-    if (rows < 1 || n < 1) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "nonorm needs rows, n >= 1");
-        return PTL_ERR_BAD_CASE;
-    }
-    struct norm_io io;
-    int status = norm_io_open(&io, c, vi, (uint32_t)(rows * n), (uint32_t)(2 * n));
-    if (status)
-        return status;
-    struct blob input = {.data = io.x, .diff = NULL, .dim = rows * n, .W = n, .H = rows, .C = 1};
-    struct blob coeff = {.data = io.coeff, .diff = NULL, .dim = n, .W = n, .H = 1, .C = 1};
-    struct blob bias = {.data = io.coeff + n, .diff = NULL, .dim = n, .W = n, .H = 1, .C = 1};
-    struct blob output = {.data = io.y, .diff = NULL, .dim = rows * n, .W = n, .H = rows, .C = 1};
-    struct Nonorm_args args = {.input = &input, .coeff = &coeff, .bias = &bias, .output = &output};
-    return op_frame_fork(&io.f, v, pulp_nonorm_fp32_fw_cl, &args);
-}
-
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("batchnorm"), "B C H W eps_micro", "x coeff", "y", "none", run_batchnorm},
     {PTL_OP_NAME("layernorm"), "rows n eps_micro alone", "x coeff", "y", "none", run_layernorm},
     {PTL_OP_NAME("rmsnorm"), "n", "x coeff", "y", "none", run_rmsnorm},
-    {PTL_OP_NAME("nonorm"), "rows n alone", "x coeff", "y", "none", run_nonorm},
     {PTL_OP_NAME("sum_of_squares"), "n", "x", "sum", "none", run_sum_of_squares},
     {PTL_OP_NAME("weighted_scaling"), "n", "x coeff", "y", "none", run_weighted_scaling},
     {PTL_OP_NAME("instnorm"), "C H W step frozen", "x coeff dy mean var stdev",
