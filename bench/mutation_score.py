@@ -206,6 +206,7 @@ class Outcome:
     variants: int = 0
     seconds: float = 0.0
     note: str = ""
+    evidence: str = ""               # a kill's first failed variant and its message's first line
 
 
 class Suite:
@@ -348,8 +349,11 @@ def judge(suite: Suite, mutant: Mutant, family: Family, scratch: Path) -> Outcom
                 break
             if failed:
                 passes = sorted({r["pass_"] for r in failed})
+                first = failed[0]
+                said = (first["message"] or "").strip().splitlines() or [""]
                 outcome = Outcome("killed", stage, classes, outcome.variants,
-                                  note="" if passes == ["free"] else ", ".join(passes))
+                                  note="" if passes == ["free"] else ", ".join(passes),
+                                  evidence=f"{first['test_id']} ({first['pass_']}): {said[0][:300]}")
                 break
     finally:
         for entry in built:     # the mutant's runners: no later run asks for them
@@ -422,7 +426,8 @@ def read_csv(path: Path, everything: dict[str, Mutant]) -> list[tuple[Mutant, Fa
             mutant = everything[row["id"]]
             results.append((mutant, family_of(mutant.file),
                             Outcome(row["verdict"], row["stage"], row["failure_classes"].split(),
-                                    int(row["variants"] or 0), float(row["seconds"] or 0), row["passes"])))
+                                    int(row["variants"] or 0), float(row["seconds"] or 0), row["passes"],
+                                    row.get("evidence", ""))))
     return results
 
 
@@ -431,13 +436,13 @@ def write_csv(path: Path, results: list[tuple[Mutant, Family, Outcome]], reviews
     with open(path, "w", newline="") as f:
         out = csv.writer(f)
         out.writerow(["id", "family", "file", "lineno", "operator", "occurrence", "line", "mutated", "verdict",
-                      "class", "stage", "failure_classes", "passes", "variants", "seconds"])
+                      "class", "stage", "failure_classes", "passes", "variants", "seconds", "evidence"])
         for mutant, family, o in results:
             review = reviews.get(mutant.key)
             cls = (review.cls if review else "unreviewed") if o.verdict == "survived" else ""
             out.writerow([mutant.id, family.name, mutant.file, mutant.lineno, mutant.operator, mutant.occurrence,
                           mutant.line, mutant.mutated, o.verdict, cls, o.stage, " ".join(o.classes), o.note,
-                          o.variants, f"{o.seconds:.1f}"])
+                          o.variants, f"{o.seconds:.1f}", o.evidence])
 
 
 def choose(args, by_family: dict[str, list[Mutant]], reviews: dict) -> tuple[list[Mutant], str]:
@@ -524,6 +529,8 @@ def main(argv=None) -> int:
             print(f"[{n}/{len(chosen)}] {family.name:14} {mutant.id} {mutant.file}:{mutant.lineno} "
                   f"{mutant.operator}: {mutant.line[:70]!r} -> {said}; {outcome.variants} variants, "
                   f"{outcome.seconds:.0f} s", flush=True)
+            if outcome.evidence:
+                print(f"    {outcome.evidence}", flush=True)
     except KeyboardInterrupt:
         print(f"interrupted after {len(results)} mutants", flush=True)
     finally:

@@ -175,6 +175,22 @@ def test_runs_that_split_a_sample_combine_into_one_summary_and_a_mutant_twice_is
         bench.main(["--combine", str(paths[0]), str(paths[0])])
 
 
+def test_a_kill_keeps_the_variant_and_the_message_that_made_it(tmp_path):
+    """A kill's evidence (the first failed variant, its pass and its
+    message's first line) survives the CSV, so that a kill that should not
+    have happened (an equivalent mutant "killed" by a flaky run) can be told
+    from a real one afterwards."""
+    everything = {m.id: m for ms in bench.all_mutants().values() for m in ms}
+    mutant = sorted(everything.values(), key=lambda m: m.id)[0]
+    evidence = "residual-fp32-fw-n9-direct-c3 (free+address,undefined): [crash] runner stopped by signal 11"
+    path = tmp_path / "run.csv"
+    bench.write_csv(path, [(mutant, bench.family_of(mutant.file),
+                            bench.Outcome("killed", "concurrency", ["crash"], 3, 1.0, "free+address,undefined",
+                                          evidence))], {})
+    ((_, _, outcome),) = bench.read_csv(path, everything)
+    assert outcome.evidence == evidence and outcome.note == "free+address,undefined"
+
+
 def test_family_chooses_every_site_of_the_family_once_and_an_unknown_name_is_refused():
     by_family = bench.all_mutants()
     args = bench.argparse.Namespace(only=None, reviewed=False, sample=160, seed=1,
