@@ -75,7 +75,11 @@ SHAPE_SWEEP = _shapes(
     (4, 3, 9, 8, 3, 1, 1, 1, 0, 0, 1, 1),     # 3x1 kernel, Co 8
     (8, 4, 4, 12, 3, 3, 1, 1, 1, 1, 1, 1),    # mid-size: T 72, T' 108
     (3, 4, 5, 2, 1, 1, 1, 1, 0, 0, 0, 0),     # 1x1 kernel on several channels and pixels: in CHW a
-                                              # tap's channels are a plane apart in the source
+                                              # tap's channels are a plane apart in the source; lib_c's
+                                              # layer reads its unrollings in place (the input, dOut)
+    (2, 3, 4, 3, 1, 1, 2, 2, 0, 3, 0, 2),     # 1x1 kernel, stride 2, pads that keep Ho = H, Wo = W:
+                                              # not in place (windows read every other pixel)
+    (2, 3, 4, 3, 1, 1, 1, 1, 1, 0, 0, 1),     # 1x1 kernel, stride 1, left and bottom pads: not in place
 )
 KERNEL_SWEEP = _shapes(
     # N, M, K of every step off 2, 4 and 8 (7, 5, 35, 45, 63); unpadded, so

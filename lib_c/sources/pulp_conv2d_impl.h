@@ -70,18 +70,19 @@ struct conv_direct_job {
     struct conv_geom g;
 };
 
-/* db[co] = sum over (ho, wo) of dOut(co, ho, wo), for this core's co. */
-static void conv_bias_grad(const CONV_ARGS *a, const struct conv_geom *g)
+/* db[co] = sum over the P output pixels p (row by row) of dOut(co, p), for
+ * this core's co. */
+static void conv_bias_grad(const CONV_ARGS *a, int Co, int P)
 {
     const CONV_T *dy = a->output->diff;
     CONV_T *db = a->bias->diff;
+    const int sc = a->HWC ? 1 : P, sp = a->HWC ? Co : 1; /* element strides of co and p */
     int first, last;
-    conv_core_slice(g->Co, &first, &last);
+    conv_core_slice(Co, &first, &last);
     for (int co = first; co < last; co++) {
         CONV_T acc = CONV_ZERO;
-        for (int ho = 0; ho < g->Ho; ho++)
-            for (int wo = 0; wo < g->Wo; wo++)
-                acc = CONV_ADD(acc, dy[co * g->yc + ho * g->yy + wo * g->yx]);
+        for (int p = 0; p < P; p++)
+            acc = CONV_ADD(acc, dy[co * sc + p * sp]);
         db[co] = acc;
     }
 }
@@ -150,7 +151,7 @@ static void conv_direct_wg_team(void *job_ptr)
         }
     }
     if (a->USE_BIASES)
-        conv_bias_grad(a, &g);
+        conv_bias_grad(a, g.Co, g.Ho * g.Wo);
 }
 
 static void conv_direct_ig_team(void *job_ptr)
@@ -196,21 +197,20 @@ static void conv_direct(const CONV_ARGS *a, void (*team)(void *))
 
 struct conv_mm_job {
     const CONV_ARGS *args;
-    struct conv_geom g;
     CONV_UNROLL_ARGS unroll;
     CONV_BT_ARGS bt;
     CONV_MM_ARGS mm;
     CONV_MGR_ARGS mgr;
 };
 
-/* The job of one step: the unrolling of mod `mod` into i2c_buffer, and the
- * product C[N x M] = A[N x K] . B (B stored K x M, or M x K with trans_B)
- * through mm_manager with kernel matmul_type. */
-static void conv_mm_job_init(struct conv_mm_job *job, const CONV_ARGS *a, int mod, int step, int matmul_type,
-                             CONV_T *A, CONV_T *B, CONV_T *C, int N, int K, int M, int trans_B)
+/* The job of one step of the layer of geometry g: the unrolling of mod
+ * `mod` into i2c_buffer, and the product C[N x M] = A[N x K] . B (B stored
+ * K x M, or M x K with trans_B) through mm_manager with kernel matmul_type. */
+static void conv_mm_job_init(struct conv_mm_job *job, const CONV_ARGS *a, const struct conv_geom *g, int mod,
+                             int step, int matmul_type, CONV_T *A, CONV_T *B, CONV_T *C, int N, int K, int M,
+                             int trans_B)
 {
     job->args = a;
-    job->g = conv_geom_of(a);
     job->unroll = (CONV_UNROLL_ARGS){
         .input = a->input,
         .c = a->coeff,
@@ -229,10 +229,10 @@ static void conv_mm_job_init(struct conv_mm_job *job, const CONV_ARGS *a, int mo
     job->bt = (CONV_BT_ARGS){
         .weights = a->coeff->data,
         .bt_weights = a->bt_buffer,
-        .Cin = job->g.Ci,
-        .Cout = job->g.Co,
-        .Hk = job->g.Hk,
-        .Wk = job->g.Wk,
+        .Cin = g->Ci,
+        .Cout = g->Co,
+        .Hk = g->Hk,
+        .Wk = g->Wk,
         .HWC = a->HWC,
     };
     job->mm = (CONV_MM_ARGS){
@@ -243,12 +243,12 @@ static void conv_mm_job_init(struct conv_mm_job *job, const CONV_ARGS *a, int mo
         .M = M,
         .K = K,
         .trans_B = trans_B,
-        .H = job->g.H,
-        .W = job->g.W,
-        .pW = job->g.Wk,
-        .pH = job->g.Hk,
-        .pCin = job->g.Ci,
-        .pCout = job->g.Co,
+        .H = g->H,
+        .W = g->W,
+        .pW = g->Wk,
+        .pH = g->Hk,
+        .pCin = g->Ci,
+        .pCout = g->Co,
         .stride_h = a->stride_h,
         .stride_w = a->stride_w,
         .Lpad = a->Lpad,
@@ -281,16 +281,24 @@ static void conv_mm_fw_team(void *job_ptr)
     CONV_MM_MANAGER(&job->mgr);
 }
 
-static void conv_mm_wg_team(void *job_ptr)
+/* FW whose unrolling is the input itself (conv_unrolls_in_place): the product alone. */
+static void conv_mm_fw_in_place_team(void *job_ptr)
 {
     struct conv_mm_job *job = job_ptr;
+    CONV_MM_MANAGER(&job->mgr);
+}
+
+/* WG after its unrolling: dB and, in HWC, dOut transposed, then the product.
+ * Inlined in both its teams: clang made it a function of its own, and a
+ * team's call cost each core about 10 instructions. */
+static inline __attribute__((always_inline)) void conv_mm_wg_product(struct conv_mm_job *job)
+{
     const CONV_ARGS *a = job->args;
-    CONV_IM2COL(&job->unroll);
+    const int Co = job->mm.N, P = job->mm.K; /* dW[Co x T] = dOut[Co x P] . X^T */
     if (a->USE_BIASES)
-        conv_bias_grad(a, &job->g); /* reads only dOut: no wait for the unrolling */
+        conv_bias_grad(a, Co, P); /* reads only dOut: no wait for the unrolling */
     if (a->HWC) {
         /* bt_buffer[co][p] = dOut[p][co]: dOut as the Co x P operand A. */
-        const int Co = job->g.Co, P = job->g.Ho * job->g.Wo;
         const CONV_T *dy = a->output->diff;
         CONV_T *dyt = a->bt_buffer;
         int first, last;
@@ -299,6 +307,27 @@ static void conv_mm_wg_team(void *job_ptr)
             for (int p = 0; p < P; p++)
                 dyt[co * P + p] = dy[p * Co + co];
     }
+    pi_cl_team_barrier();
+    CONV_MM_MANAGER(&job->mgr);
+}
+
+static void conv_mm_wg_team(void *job_ptr)
+{
+    struct conv_mm_job *job = job_ptr;
+    CONV_IM2COL(&job->unroll);
+    conv_mm_wg_product(job);
+}
+
+static void conv_mm_wg_in_place_team(void *job_ptr)
+{
+    conv_mm_wg_product(job_ptr);
+}
+
+/* IG whose unrolling is dOut itself: the weights' block transposition, then the product. */
+static void conv_mm_ig_in_place_team(void *job_ptr)
+{
+    struct conv_mm_job *job = job_ptr;
+    CONV_BLOCKTRANSP(&job->bt);
     pi_cl_team_barrier();
     CONV_MM_MANAGER(&job->mgr);
 }
@@ -321,63 +350,105 @@ static void conv_mm_ig_team(void *job_ptr)
 
 /* ---- steps ------------------------------------------------------------------------ */
 
-static void conv_fw(const CONV_ARGS *a)
+/* Whether the layer's unrollings are their sources as they are: a 1x1
+ * kernel with strides 1 and an output grid the input's size, so that window
+ * p's one tap reads pixel p. (With strides 1 a 1x1 kernel has Ho = H + Upad
+ * + Dpad, Wo likewise: the sizes say that there are no pads.) FW and WG's
+ * unrolling is then the input, IG's dOut, in either layout; the matmul
+ * reads them in place (the *_in_place_team functions) and i2c_buffer is
+ * neither written nor read. The test of a 1x1 kernel's rest is a call of
+ * its own, on the args, so that a step with a larger kernel pays two
+ * compares for it (clang computed every compare without branches, about 20
+ * instructions per step) and the geometry can stay in registers. */
+__attribute__((noinline)) static int conv_1x1_unrolls_in_place(const CONV_ARGS *a)
 {
-    if (!a->USE_IM2COL) {
-        conv_direct(a, conv_direct_fw_team);
-        return;
-    }
-    const struct conv_geom g = conv_geom_of(a);
-    const int taps = g.Ci * g.Hk * g.Wk, P = g.Ho * g.Wo;
+    return a->stride_h == 1 && a->stride_w == 1 && a->output->H == a->input->H && a->output->W == a->input->W;
+}
+
+static inline int conv_unrolls_in_place(const CONV_ARGS *a, const struct conv_geom *g)
+{
+    return g->Hk == 1 && g->Wk == 1 && conv_1x1_unrolls_in_place(a);
+}
+
+/* Each step is its im2col path, a function of its own so that the direct
+ * path does not pay for its frame (GCC and clang saved every register the
+ * im2col path uses before the test of USE_IM2COL), or the direct path. */
+__attribute__((noinline)) static void conv_fw_im2col(const CONV_ARGS *a)
+{
+    const struct conv_geom geom = conv_geom_of(a), *const g = &geom;
     struct conv_mm_job job;
+    const int taps = g->Ci * g->Hk * g->Wk, P = g->Ho * g->Wo;
+    const int in_place = conv_unrolls_in_place(a, g);
+    CONV_T *X = in_place ? a->input->data : a->i2c_buffer; /* the unrolled input: P x T in HWC, T x P in CHW */
     if (a->HWC)
-        conv_mm_job_init(&job, a, 0, STEP_FW, a->opt_matmul_type_fw, a->i2c_buffer, a->coeff->data,
-                         a->output->data, P, taps, g.Co, 1);
+        conv_mm_job_init(&job, a, g, 0, STEP_FW, a->opt_matmul_type_fw, X, a->coeff->data,
+                         a->output->data, P, taps, g->Co, 1);
     else
-        conv_mm_job_init(&job, a, 0, STEP_FW, a->opt_matmul_type_fw, a->coeff->data, a->i2c_buffer,
-                         a->output->data, g.Co, taps, P, 0);
+        conv_mm_job_init(&job, a, g, 0, STEP_FW, a->opt_matmul_type_fw, a->coeff->data, X,
+                         a->output->data, g->Co, taps, P, 0);
     if (a->USE_BIASES) {
         job.mm.bias = a->bias->data;
-        job.mm.bias_dim = g.Co;
+        job.mm.bias_dim = g->Co;
         job.mm.USE_BIASES = 1;
         job.mm.bias_transposed = !a->HWC; /* HWC: one bias per column of C, CHW: per row */
     }
-    pi_cl_team_fork(NUM_CORES, conv_mm_fw_team, &job);
+    pi_cl_team_fork(NUM_CORES, in_place ? conv_mm_fw_in_place_team : conv_mm_fw_team, &job);
+}
+
+static void conv_fw(const CONV_ARGS *a)
+{
+    if (a->USE_IM2COL)
+        conv_fw_im2col(a);
+    else
+        conv_direct(a, conv_direct_fw_team);
+}
+
+__attribute__((noinline)) static void conv_wg_im2col(const CONV_ARGS *a)
+{
+    const struct conv_geom geom = conv_geom_of(a), *const g = &geom;
+    struct conv_mm_job job;
+    const int taps = g->Ci * g->Hk * g->Wk, P = g->Ho * g->Wo;
+    /* dW[Co x T] = dOut[Co x P] . im2col(in)^T; in HWC dOut is P x Co and
+     * goes through bt_buffer transposed first. im2col(in) is T x P (trans_B);
+     * in place it is the input, T x P in CHW, P x T in HWC (not transposed). */
+    CONV_T *dy = a->HWC ? a->bt_buffer : a->output->diff;
+    const int in_place = conv_unrolls_in_place(a, g);
+    conv_mm_job_init(&job, a, g, 0, STEP_WGT_GRAD, a->opt_matmul_type_wg, dy,
+                     in_place ? a->input->data : a->i2c_buffer, a->coeff->diff, g->Co, P, taps,
+                     !(in_place && a->HWC));
+    pi_cl_team_fork(NUM_CORES, in_place ? conv_mm_wg_in_place_team : conv_mm_wg_team, &job);
 }
 
 static void conv_wg(const CONV_ARGS *a)
 {
-    if (!a->USE_IM2COL) {
+    if (a->USE_IM2COL)
+        conv_wg_im2col(a);
+    else
         conv_direct(a, conv_direct_wg_team);
-        return;
-    }
-    const struct conv_geom g = conv_geom_of(a);
-    const int taps = g.Ci * g.Hk * g.Wk, P = g.Ho * g.Wo;
-    /* dW[Co x T] = dOut[Co x P] . im2col(in)^T; in HWC dOut is P x Co and
-     * goes through bt_buffer transposed first. */
-    CONV_T *dy = a->HWC ? a->bt_buffer : a->output->diff;
+}
+
+__attribute__((noinline)) static void conv_ig_im2col(const CONV_ARGS *a)
+{
+    const struct conv_geom geom = conv_geom_of(a), *const g = &geom;
     struct conv_mm_job job;
-    conv_mm_job_init(&job, a, 0, STEP_WGT_GRAD, a->opt_matmul_type_wg, dy, a->i2c_buffer, a->coeff->diff,
-                     g.Co, P, taps, 1);
-    pi_cl_team_fork(NUM_CORES, conv_mm_wg_team, &job);
+    const int taps = g->Co * g->Hk * g->Wk, P = g->H * g->W;
+    const int in_place = conv_unrolls_in_place(a, g);
+    CONV_T *X = in_place ? a->output->diff : a->i2c_buffer; /* the unrolled dOut: P x T in HWC, T x P in CHW */
+    if (a->HWC)
+        conv_mm_job_init(&job, a, g, 1, STEP_IN_GRAD, a->opt_matmul_type_ig, X, a->bt_buffer,
+                         a->input->diff, P, taps, g->Ci, 1);
+    else
+        conv_mm_job_init(&job, a, g, 1, STEP_IN_GRAD, a->opt_matmul_type_ig, a->bt_buffer, X,
+                         a->input->diff, g->Ci, taps, P, 0);
+    pi_cl_team_fork(NUM_CORES, in_place ? conv_mm_ig_in_place_team : conv_mm_ig_team, &job);
 }
 
 static void conv_ig(const CONV_ARGS *a)
 {
-    if (!a->USE_IM2COL) {
-        conv_direct(a, conv_direct_ig_team);
-        return;
-    }
-    const struct conv_geom g = conv_geom_of(a);
-    const int taps = g.Co * g.Hk * g.Wk, P = g.H * g.W;
-    struct conv_mm_job job;
-    if (a->HWC)
-        conv_mm_job_init(&job, a, 1, STEP_IN_GRAD, a->opt_matmul_type_ig, a->i2c_buffer, a->bt_buffer,
-                         a->input->diff, P, taps, g.Ci, 1);
+    if (a->USE_IM2COL)
+        conv_ig_im2col(a);
     else
-        conv_mm_job_init(&job, a, 1, STEP_IN_GRAD, a->opt_matmul_type_ig, a->bt_buffer, a->i2c_buffer,
-                         a->input->diff, g.Ci, taps, P, 0);
-    pi_cl_team_fork(NUM_CORES, conv_mm_ig_team, &job);
+        conv_direct(a, conv_direct_ig_team);
 }
 
 static void conv_bw(const CONV_ARGS *a)
