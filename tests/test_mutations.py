@@ -164,6 +164,12 @@ MUTATIONS = [
              "        g.xc = 1, g.xy = g.W * g.Ci, g.xx = g.Ci;",
              "conv2d-fp32-fw-Ci3xH5xW7xCo4xHk3xWk2xsh1xsw1xL1xR0xU0xD2-HWC0 and im2col0",
              "conv2d-fp32-fw-Ci3xH5xW7xCo4xHk3xWk2xsh1xsw1xL1xR0xU0xD2-HWC0-bias0-dma0-im2col0-direct-c3"),
+    Mutation("conv_wg_in_place_hwc_read_transposed",  # an HWC input read in place is P x T, not T x P
+             "sources/pulp_conv2d_impl.h",
+             "                     !(in_place && a->HWC));",
+             "                     1);",
+             "conv2d-fp32-wg-Ci3xH4xW5xCo2xHk1xWk1xsh1xsw1xL0xR0xU0xD0-HWC1 and im2col1",
+             "conv2d-fp32-wg-Ci3xH4xW5xCo2xHk1xWk1xsh1xsw1xL0xR0xU0xD0-HWC1-bias0-dma0-im2col1-mm-c1"),
     Mutation("mse_bw_missing_factor_2",  # d/do (1/N)(t-o)^2 is (2/N)(o-t): the 2 is forgotten
              "sources/pulp_losses_impl.h",
              "    const LOSS_T two_n = LOSS_FROM_F(2.0f / (float)n);",
