@@ -76,6 +76,7 @@ NUM_CORES_CLUSTER = ["-UNUM_CORES", f"-DNUM_CORES={_CLUSTER_VALUE}"]
 _NUM_CORES_DIRECTIVE = re.compile(r"^[ \t]*#[^\n]*\bNUM_CORES\b", re.M)
 _FIELD_QUERY = re.compile(r"\bPTL_HAS_FIELD\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _FUNC_QUERY = re.compile(r"\bPTL_HAS_FUNC\(\s*(\w+)\s*\)")
+_LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 # A compiler's or linker's error line (not a path that merely holds "error").
 _ERROR_LINE = re.compile(r"(?:^|[\s:])(?:fatal )?error:|#\s*error\b|undefined reference|multiple definition|"
                          r"\bld(?:\.\w+)?: cannot find", re.IGNORECASE)
@@ -169,11 +170,30 @@ def headline(message: str) -> str:
     return next((line.strip() for line in lines if _ERROR_LINE.search(line)), lines[0] if lines else "")
 
 
+def _unit_text(source: Path) -> str:
+    """An op unit's text and that of the headers it includes from its own
+    directory (and they from it), each once: a query in such a header, a
+    macro that several units share, is the including unit's query. Headers
+    found elsewhere (the runtime's include directory, the library's) are
+    not read: ptl_op_dtype.h's own definition of PTL_HAS_FIELD is no query."""
+    texts, seen, todo = [], set(), [source]
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        text = path.read_text(errors="replace")
+        texts.append(text)
+        todo += [source.parent / name for name in _LOCAL_INCLUDE.findall(text)]
+    return "\n".join(texts)
+
+
 def field_queries(source: Path, dtype: str) -> list[tuple[str, str]]:
     """What an op unit asks the library about, with the dtype's names (as
     PTL_S spells them: Struct or Struct_fp16): (struct, field) pairs of
-    PTL_HAS_FIELD, and ("", function) pairs of PTL_HAS_FUNC."""
-    text = source.read_text(errors="replace")
+    PTL_HAS_FIELD, and ("", function) pairs of PTL_HAS_FUNC, in the unit
+    and in the headers it includes from its directory."""
+    text = _unit_text(source)
 
     def spelled(base: str) -> str:
         return base if dtype == "fp32" else f"{base}_fp16"

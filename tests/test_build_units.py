@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from harness import failures, session as session_module
-from harness.build_units import UnitReport, first_error, headline
+from harness.build_units import UnitReport, field_queries, first_error, headline
 from harness.session import Session
 from harness.target import DEFAULT_LIBRARY
 from harness.targets.host import HostTarget
@@ -177,3 +177,16 @@ def test_every_unit_that_sets_the_depthwise_strides_asks_the_probe_first(stridel
     source = f"ops_{unit.split('/')[0]}.c"
     assert reason.startswith(f"{source} does not link: undefined reference to pulp_conv_dw_fp32_"), reason
     assert f"{source}:" not in reason  # no error of its own
+
+
+def test_a_query_in_a_header_that_the_unit_includes_from_its_directory_is_the_units(tmp_path):
+    """A macro that several units share (dw_fields.h) asks in a header: the
+    probe must answer it for each unit that includes it, once, and headers
+    that are not in the unit's directory (ptl_op_dtype.h, which defines
+    PTL_HAS_FIELD itself) are not read."""
+    (tmp_path / "shared.h").write_text('#include "ptl_op_dtype.h"\n#include "shared.h"\n'
+                                       "#define SHARED_HAS_BAR PTL_HAS_FIELD(Foo_args, bar)\n")
+    unit = tmp_path / "ops_x.c"
+    unit.write_text('#include "shared.h"\n#include "shared.h"\nint y = PTL_HAS_FUNC(baz);\n')
+    assert field_queries(unit, "fp16") == [("Foo_args_fp16", "bar"), ("", "baz_fp16")]
+    assert field_queries(unit, "fp32") == [("Foo_args", "bar"), ("", "baz")]

@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 
+#include "dw_fields.h"
 #include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
@@ -61,11 +62,6 @@ static int dw_read_shape(const struct ptl_case *c, uint32_t vi, struct dw_shape 
     return PTL_OK;
 }
 
-/* The published FP16 struct has no stride fields: against such a library
- * only stride-1 cases run, and the others are unsupported. */
-#define DW_HAS_STRIDES \
-    (PTL_HAS_FIELD(DepthWise_Conv_args, stride_h) && PTL_HAS_FIELD(DepthWise_Conv_args, stride_w))
-
 static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     (void)v; /* direct kernels: no kernel index */
@@ -73,7 +69,7 @@ static int run_conv_dw(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     int status = dw_read_shape(c, vi, &s);
     if (status)
         return status;
-#if !DW_HAS_STRIDES
+#if !DW_HAS_STRIDES /* against such a library only stride-1 cases run, the others are unsupported */
     if (s.sh != 1 || s.sw != 1) {
         ptl_emit_error(vi, PTL_ERR_UNSUPPORTED, PTL_S_NAME(DepthWise_Conv_args)
                        " has no field stride_h/stride_w: only stride 1 can run against this library");

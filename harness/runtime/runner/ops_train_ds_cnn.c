@@ -34,6 +34,7 @@
  */
 #include <string.h>
 
+#include "dw_fields.h"
 #include "layer_tiles.h"
 #include "op_frame.h"
 #include "pmsis.h"
@@ -44,11 +45,6 @@
 
 /* FP32 only: the FP16 compilation of this unit has no ops. */
 #if PTL_OP_FP == 32
-
-/* Stride 1 is all the block's depthwise layer needs: a library whose struct
- * has no stride fields (the published FP16 one has none) is given none. */
-#define DW_HAS_STRIDES \
-    (PTL_HAS_FIELD(DepthWise_Conv_args, stride_h) && PTL_HAS_FIELD(DepthWise_Conv_args, stride_w))
 
 #define DS_CNN_PASS(layer, step, a, b) PASS_##layer##_##step,
 enum {
@@ -228,7 +224,7 @@ static void dw_compute(const void *op, int t, void *const in[TILED_MAX_IN], void
                           .H = n->Ho, .C = nc};
     struct DepthWise_Conv_args args = {
         .input = &input, .coeff = &coeff, .output = &output,
-#if DW_HAS_STRIDES
+#if DW_HAS_STRIDES /* stride 1, all the depthwise layer needs: none where the struct lacks them */
         .stride_h = 1, .stride_w = 1,
 #endif
         .Lpad = 1, .Rpad = 1, .Upad = 1, .Dpad = 1,

@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "dw_fields.h"
 #include "op_frame.h"
 #include "pmsis.h"
 #include "ptl_op_dtype.h"
@@ -30,10 +31,6 @@
 /* FP32 only: the FP16 compilation of this unit has no ops. */
 #if PTL_OP_FP == 32
 
-/* Stride 1 is all the block's depthwise layer needs: a library whose struct
- * has no stride fields (the published FP16 one has none) is given none. */
-#define DW_HAS_STRIDES \
-    (PTL_HAS_FIELD(DepthWise_Conv_args, stride_h) && PTL_HAS_FIELD(DepthWise_Conv_args, stride_w))
 struct ds_shape {
     int C, H, W, K, S, N, lr_micro;
     uint32_t n_x, n_p, n_dw, n_pw, n_in, n_l, n_params;
@@ -106,7 +103,7 @@ static int run_train_dsblock(const struct ptl_case *c, struct ptl_variant v, uin
     struct blob w_l = {.data = params + o_l, .diff = grad + o_l, .dim = (int)s.n_l, .W = (int)s.n_p, .H = s.K, .C = 1};
     struct blob no_biases = {.data = NULL, .diff = NULL, .dim = 0, .W = 0, .H = 0, .C = 0};
     struct DepthWise_Conv_args dw = {.input = &bx, .coeff = &w_dw, .output = &b1,
-#if DW_HAS_STRIDES
+#if DW_HAS_STRIDES /* stride 1, all the depthwise layer needs: none where the struct lacks them */
                                      .stride_h = 1, .stride_w = 1,
 #endif
                                      .Lpad = 1, .Rpad = 1, .Upad = 1, .Dpad = 1, .skip_wg_grad = 0,
