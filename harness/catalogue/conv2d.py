@@ -77,9 +77,18 @@ SHAPE_SWEEP = _shapes(
     (3, 4, 5, 2, 1, 1, 1, 1, 0, 0, 0, 0),     # 1x1 kernel on several channels and pixels: in CHW a
                                               # tap's channels are a plane apart in the source; lib_c's
                                               # layer reads its unrollings in place (the input, dOut)
-    (2, 3, 4, 3, 1, 1, 2, 2, 0, 3, 0, 2),     # 1x1 kernel, stride 2, pads that keep Ho = H, Wo = W:
-                                              # not in place (windows read every other pixel)
-    (2, 3, 4, 3, 1, 1, 1, 1, 1, 0, 0, 1),     # 1x1 kernel, stride 1, left and bottom pads: not in place
+)
+# The layer's geometries one condition away from lib_c's in-place 1x1 case
+# (pulp_conv2d_impl.h, conv_unrolls_in_place: a 1x1 kernel, strides 1, the
+# output grid the input's size), each with every other condition met: a
+# test that loses or loosens one condition reads them in place, wrongly.
+IN_PLACE_EDGES = _shapes(
+    (2, 3, 4, 3, 2, 1, 1, 1, 0, 0, 0, 1),     # 2x1 kernel, a bottom pad: Ho = H
+    (2, 3, 4, 3, 1, 2, 1, 1, 0, 1, 0, 0),     # 1x2 kernel, a right pad: Wo = W
+    (2, 3, 4, 3, 1, 1, 2, 1, 0, 0, 0, 2),     # stride_h 2, bottom pads that keep Ho = H
+    (2, 3, 4, 3, 1, 1, 1, 2, 0, 3, 0, 0),     # stride_w 2, right pads that keep Wo = W
+    (2, 3, 4, 3, 1, 1, 1, 1, 0, 0, 1, 0),     # a top pad: Ho = H + 1, Wo = W
+    (2, 3, 4, 3, 1, 1, 1, 1, 1, 0, 0, 0),     # a left pad: Wo = W + 1, Ho = H
 )
 KERNEL_SWEEP = _shapes(
     # N, M, K of every step off 2, 4 and 8 (7, 5, 35, 45, 63); unpadded, so
@@ -224,7 +233,7 @@ def _conv_entry(shapes, im2col: int, dma: tuple[int, ...], cores, kernels=None, 
 
 
 CONV2D_KERNEL_SWEEP = _conv_entry(KERNEL_SWEEP + REALISTIC_TILE_4, im2col=1, dma=(0,), cores=(1, 8))
-CONV2D_SHAPE_SWEEP = _conv_entry(SHAPE_SWEEP + REALISTIC_TILE_8 + REALISTIC_FULL, im2col=1, dma=(0, 1),
+CONV2D_SHAPE_SWEEP = _conv_entry(SHAPE_SWEEP + IN_PLACE_EDGES + REALISTIC_TILE_8 + REALISTIC_FULL, im2col=1, dma=(0, 1),
                                  cores=(1, 8), kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
 CONV2D_DIRECT = _conv_entry(SHAPE_SWEEP + KERNEL_SWEEP + REALISTIC, im2col=0, dma=(0,), cores=(1, 3, 8),
                             kernels=lambda dtype, step: (0,), kernel_names=lambda dtype: ("direct",))
