@@ -1,6 +1,7 @@
 """./ptl (issue 22): it says what it does while it sets up the environment
 (the first run used to print nothing for over two minutes), and it takes
-relative paths from where it is run, not from the checkout.
+relative paths from where it is run, not from the checkout. It checks the
+toolchain of the target the command will run on.
 
 The script runs from a copy of the checkout's entry files with a fake
 python3 on PATH: `python3 -m venv` makes a venv whose python only logs how
@@ -13,11 +14,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 FAKE_VENV_PYTHON = """#!/bin/sh
 echo "python cwd=$(pwd) args=$*" >> "{log}"
 case "$*" in
+    *"-m harness toolchain"*) [ -z "$FAKE_TOOLCHAIN_FAILS" ] || exit 1;;
     *"-m pip install"*) echo "Collecting torch==2.13.0"; echo "Successfully installed (fake)";;
     *"-m harness"*) echo "harness ran in $(pwd) with: $*";;
 esac
@@ -80,3 +84,52 @@ def test_relative_paths_are_taken_from_where_ptl_is_run(tmp_path):
     assert result.returncode == 0, result.stderr
     assert f"harness ran in {elsewhere} with: -m harness merge shards/a --out merged" in result.stdout
     assert (tmp_path / "venv" / ".installed").exists() and not (checkout / ".venv").exists()
+
+
+def harness_calls(log: Path) -> list[str]:
+    """The venv python's calls after the set-up, each as its arguments."""
+    return [line.split(" args=", 1)[1] for line in log.read_text().splitlines()
+            if " args=-m harness" in line]
+
+
+TARGET_CASES = [  # (arguments, PTL_TARGET, the toolchain call expected before the command)
+    (["regress", "--target", "host"], None, None),
+    (["regress", "-k", "relu"], "host", None),
+    (["regress", "--target=gvsoc", "-k", "relu"], None, "-m harness toolchain --target gvsoc --install"),
+    (["regress", "-k", "relu"], None, "-m harness toolchain --install"),
+    (["regress", "--target", "qemu"], "host", "-m harness toolchain --install"),   # the argument wins
+    (["tune", "net.toml", "--target", "host"], "qemu", None),
+]
+
+
+@pytest.mark.parametrize("args, env_target, toolchain", TARGET_CASES)
+def test_the_toolchain_checked_is_the_one_of_the_target_the_command_runs_on(tmp_path, args, env_target,
+                                                                            toolchain):
+    checkout, elsewhere, env, log = setup(tmp_path)
+    if env_target:
+        env["PTL_TARGET"] = env_target
+    result = subprocess.run([str(checkout / "ptl"), *args], cwd=elsewhere, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    command = {"regress": "regress", "tune": "autotune"}[args[0]]
+    expected = ([toolchain] if toolchain else []) + [" ".join(["-m harness", command, *args[1:]])]
+    assert harness_calls(log) == expected
+
+
+@pytest.mark.parametrize("target, said", [
+    (None, "ptl: embedded toolchain unavailable; falling back to host"),
+    ("qemu", "ptl: the qemu target needs the embedded toolchain (above)"),
+    ("gvsoc", "ptl: the gvsoc target cannot run here (above)"),
+])
+def test_without_the_toolchain_only_auto_goes_on(tmp_path, target, said):
+    checkout, elsewhere, env, log = setup(tmp_path)
+    env["FAKE_TOOLCHAIN_FAILS"] = "1"
+    args = ["regress", *(["--target", target] if target else [])]
+    result = subprocess.run([str(checkout / "ptl"), *args], cwd=elsewhere, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert said in result.stderr.splitlines()
+    ran = [call for call in harness_calls(log) if call.startswith("-m harness regress")]
+    if target is None:
+        assert result.returncode == 0 and ran == ["-m harness regress"]
+    else:
+        assert result.returncode == 1 and ran == []
