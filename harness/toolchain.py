@@ -36,6 +36,7 @@ from typing import Callable
 RISCV_GCC = "riscv64-unknown-elf-gcc"
 RISCV_NM = "riscv64-unknown-elf-nm"
 RISCV_AR = "riscv64-unknown-elf-ar"
+RISCV_OBJDUMP = "riscv64-unknown-elf-objdump"
 QEMU = "qemu-system-riscv32"
 CLANG = "clang"
 CLANG19 = "clang-19"

@@ -17,6 +17,7 @@ from harness import toolchain
 from harness.protocol import decode_records
 from harness.targets import make_target
 from harness.targets.qemu import COUNTS_NAME, ELF_NAME, TEST_SUPPORT, QemuTarget, layout, parse_profile, symbol_ranges
+from bench.qemu_profile import disassembly, split_ranges
 
 TESTS = Path(__file__).resolve().parent.parent / "harness" / "targets" / "qemu" / "runtime" / "tests"
 
@@ -113,6 +114,24 @@ def test_a_profile_splits_each_region_by_function(target, tmp_path_factory, tmp_
     for n in range(1, 9):   # n cores in float_work
         assert profile[n]["float_work"] > 0
     assert "other" not in profile[0]
+
+
+def test_a_profile_range_may_be_one_instruction(target, tmp_path_factory, tmp_path):
+    """A translation block that crosses from one range into another is
+    counted range by range, so main cut into one range per instruction
+    (bench/qemu_profile.py --by-instruction) counts each instruction of its
+    calibration loop 1000 times, not the loop's block at its first one."""
+    artefact = build(target, tmp_path_factory, "test_team")
+    elf = artefact / ELF_NAME
+    functions = symbol_ranges(elf)
+    ranges = tmp_path / "ranges.txt"
+    ranges.write_text(split_ranges(functions, "main", list(disassembly(elf, functions, "main"))))
+    raw = target.execute(artefact, None, 60, tmp_path, profile=ranges)
+    assert raw.returncode == 0, raw.stderr
+    region = parse_profile((tmp_path / COUNTS_NAME).read_text())[0]
+    assert sum(region.values()) == sum(raw.region_counts[0])
+    main = sorted(n for name, n in region.items() if name.startswith("pc_"))
+    assert main == [1, 1, 1, 1000, 1000, 1000], region
 
 
 @pytest.mark.parametrize("text, complaint", [

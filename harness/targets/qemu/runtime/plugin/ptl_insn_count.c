@@ -26,8 +26,10 @@
  * none): the most instructions, summed over vCPUs, that one region may take;
  * profile=PATH (default none): a file of address ranges, one a line,
  * "<start hex> <end hex> <name>" (end excluded, sorted, not overlapping), by
- * which each region's instructions are also counted, summed over vCPUs: a
- * segment counts for the range holding its first instruction, or for "other".
+ * which each region's instructions are also counted, summed over vCPUs: each
+ * instruction for the range holding it, or for "other" (a translation block
+ * is cut into segments where it crosses from one range into another, so a
+ * range may be a single instruction: bench/qemu_profile.py --by-instruction).
  * A region past its budget is a hang or a livelock (a spinning core never
  * sleeps, so QEMU's deadlock warning never comes): the plugin writes its
  * output at once, says so on stderr (PTL_BUDGET_MESSAGE below) and ends
@@ -253,15 +255,23 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     int start_kind = marker_kind(qemu_plugin_tb_get_insn(tb, 0));
     if (start_kind < 0)
         start_kind = SEGMENT_PLAIN;
+    size_t start_range = ranges ? range_of(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0))) : 0;
     for (size_t i = 1; i <= n; i++) {
-        int kind = i < n ? marker_kind(qemu_plugin_tb_get_insn(tb, i)) : SEGMENT_PLAIN;
-        if (i == n || kind >= 0) {
-            struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, start);
-            size_t range = ranges ? range_of(qemu_plugin_insn_vaddr(first)) : 0;
-            qemu_plugin_register_vcpu_insn_exec_cb(first, on_segment, QEMU_PLUGIN_CB_NO_REGS,
-                                                   SEGMENT_UDATA(range, i - start, start_kind));
+        int kind = SEGMENT_PLAIN;
+        size_t range = start_range;
+        if (i < n) {
+            struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+            kind = marker_kind(insn);
+            if (ranges)
+                range = range_of(qemu_plugin_insn_vaddr(insn));
+        }
+        if (i == n || kind >= 0 || range != start_range) {
+            qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, start), on_segment,
+                                                   QEMU_PLUGIN_CB_NO_REGS,
+                                                   SEGMENT_UDATA(start_range, i - start, start_kind));
             start = i;
-            start_kind = kind;
+            start_kind = kind >= 0 ? kind : SEGMENT_PLAIN;
+            start_range = range;
         }
     }
 }
