@@ -260,10 +260,12 @@ class Suite:
     def run(self, library: Path, nodes: list[str], stage: str, first_failure: bool,
             built: set[Path] | None = None) -> tuple[list[dict], str]:
         """Every pass of a stage over the nodes: (the CSV rows, the tail of
-        pytest's output). The runner artefacts the passes add to the cache are
-        added to `built`."""
+        pytest's output). The runner artefacts and library copies the passes
+        add to the cache are added to `built`."""
         rows, tail = [], ""
-        builds = self.cache / "builds"
+
+        def entries() -> set[Path]:
+            return {p for d in (self.cache / "builds", self.cache / "library") if d.is_dir() for p in d.iterdir()}
         passes = CONCURRENCY_PASSES if stage == "concurrency" else [("free", None)]
         for order, sanitize in passes:
             reports = Path(tempfile.mkdtemp(prefix="reports-", dir=self.workdir))
@@ -275,10 +277,10 @@ class Suite:
             argv += ["-x"] if first_failure else []
             argv += ["--concurrency-slice", "1"] if stage == "concurrency" else []
             argv += ["--sanitize", sanitize] if sanitize else []
-            before = set(builds.iterdir()) if builds.is_dir() else set()
+            before = entries()
             run = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=_environment(order))
-            if built is not None and builds.is_dir():
-                built |= set(builds.iterdir()) - before
+            if built is not None:
+                built |= entries() - before
             tail = (run.stdout + run.stderr)[-3000:]
             if run.returncode == 5:      # nothing selected: a family without a multi-core case
                 continue
@@ -356,7 +358,7 @@ def judge(suite: Suite, mutant: Mutant, family: Family, scratch: Path) -> Outcom
                                   evidence=f"{first['test_id']} ({first['pass_']}): {said[0][:300]}")
                 break
     finally:
-        for entry in built:     # the mutant's runners: no later run asks for them
+        for entry in built:     # the mutant's runners and library copy: no later run asks for them
             if entry.is_dir():
                 shutil.rmtree(entry, ignore_errors=True)
             else:

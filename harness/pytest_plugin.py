@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import catalogue, expectations, failure_summary, failures, option_values, perf_gate, sharding
+from harness import (catalogue, expectations, failure_summary, failures, library_snapshot, option_values, perf_gate,
+                     sharding)
 from harness.autotune import pytest_tune
 from harness.board import pytest_board
 from harness.buildcache import digest_files
@@ -139,6 +140,7 @@ class PtlPlugin:
         trainlib = Path(config.getoption("trainlib"))
         if not trainlib.exists():   # a typo: one line now, not a build failure for every variant
             raise pytest.UsageError(f"--trainlib {trainlib}: no such file or directory")
+        self.snapshot = self._take_snapshot()
         self.foreign_toolchain: str | None = None     # how the baseline's toolchain differs from this one
         self.baseline = self._load_baseline() if config.getoption("perf_gate") else None
         expect = config.getoption("expect")
@@ -152,7 +154,7 @@ class PtlPlugin:
     @property
     def session(self) -> Session:
         if self._session is None:
-            cache = self.config.getoption("ptl_cache") or Path(self.config.rootpath) / ".cache" / "ptl"
+            cache = self.cache_dir
             # What the regression measures, the autotuner reuses (harness/results_db.py).
             try:
                 db = ResultsDB(Path(cache) / "results.sqlite", warn=self._cache_warning)
@@ -161,8 +163,26 @@ class PtlPlugin:
                 self.db_errors.add(str(exc))
             self._session = Session(self.target, Path(self.config.getoption("trainlib")), Path(cache),
                                     self.config.getoption("sanitize"), self.config.getoption("run_timeout"),
-                                    self.config.getoption("l1_bytes"), results_db=db)
+                                    self.config.getoption("l1_bytes"), results_db=db, snapshot=self.snapshot)
         return self._session
+
+    @property
+    def cache_dir(self) -> Path:
+        return Path(self.config.getoption("ptl_cache") or Path(self.config.rootpath) / ".cache" / "ptl")
+
+    def _take_snapshot(self) -> Path | None:
+        """The copy of the library every build of this run is made from
+        (harness/library_snapshot.py): taken by the controller before any
+        worker starts, and handed to the workers."""
+        if hasattr(self.config, "workerinput"):
+            taken = self.config.workerinput.get(_SNAPSHOT_KEY)
+            return Path(taken) if taken else None
+        return library_snapshot.snapshot_root(Path(self.config.getoption("trainlib")), self.cache_dir / "library",
+                                              self._cache_warning)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node):
+        node.workerinput[_SNAPSHOT_KEY] = str(self.snapshot) if self.snapshot else ""
 
     def _cache_warning(self, message: str) -> None:
         if message not in self.cache_warnings:
@@ -227,9 +247,10 @@ class PtlPlugin:
         return perf_gate.judge(measured, self.baseline.get(variant.id), self.config.getoption("perf_threshold"))
 
     def library_digest(self) -> str | None:
-        """The library under test, as the results database names it."""
+        """The library under test, as the results database names it: as it
+        was when the run started (its snapshot), whatever was edited since."""
         try:
-            return digest_files(LibrarySource.at(Path(self.config.getoption("trainlib"))).digest_roots)
+            return digest_files(LibrarySource.at(self.snapshot or Path(self.config.getoption("trainlib"))).digest_roots)
         except CaseFailure:
             return None
 
@@ -720,6 +741,7 @@ def _stop_on_sigterm(config) -> None:
 
 
 _SIGTERM_KEY = pytest.StashKey[object]()
+_SNAPSHOT_KEY = "ptl_library_snapshot"   # workerinput: the controller's copy of the library
 
 
 def pytest_configure(config):

@@ -19,7 +19,7 @@ import numpy as np
 from golden.bundle import BundleCache, ReferenceBundle
 from golden.formats import format_named
 from golden.inputs import uniform_inputs
-from harness import build_units, core_split, failures
+from harness import build_units, core_split, failures, library_snapshot
 from harness.build_units import CLUSTER_CORES, UnitReport, headline, unit_of
 from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
@@ -89,7 +89,8 @@ def compute_bundle(case: Case) -> ReferenceBundle:
 
 class Session:
     def __init__(self, target: Target, library: Path, cache_dir: Path, sanitize: str | None = None,
-                 timeout: float = 60.0, l1_bytes: int | None = None, results_db: ResultsDB | None = None):
+                 timeout: float = 60.0, l1_bytes: int | None = None, results_db: ResultsDB | None = None,
+                 snapshot: Path | None = None):
         self.target = target
         self.l1_bytes = l1_bytes if l1_bytes is not None else target.capabilities.l1_bytes
         self.library_path = Path(library)
@@ -97,6 +98,13 @@ class Session:
         self.timeout = timeout
         # Damaged cache entries found (and repaired) in this session, one line each.
         self.cache_warnings: list[str] = []
+        # What is built: the copy of the library taken when the run started
+        # (harness/library_snapshot.py; given, by an xdist worker's
+        # controller, or taken now), or the library itself where there is
+        # none; messages name the library's own path either way (shown).
+        if snapshot is None:
+            snapshot = library_snapshot.snapshot_root(self.library_path, Path(cache_dir) / "library", self.warn)
+        self.build_path = Path(snapshot) if snapshot is not None else self.library_path
         self.golden = BundleCache(Path(cache_dir) / "golden", warn=self.warn)
         self.builds = BuildCache(Path(cache_dir), warn=self.warn)
         # Compiled objects: under the cache, or in PTL_OBJECTS_DIR, a store that
@@ -208,7 +216,7 @@ class Session:
                 line += (f"; choosing code by NUM_CORES in the preprocessor, compiled as for the "
                          f"{CLUSTER_CORES}-core cluster (README, NUM_CORES): {', '.join(units.cluster_files)}")
             lines.append(line)
-        return lines
+        return [self.shown(line) for line in lines]
 
     def compiler_of(self, dtype: str) -> dict[str, str]:
         """The compiler of a dtype's build and the format its FP16 code computes
@@ -235,7 +243,11 @@ class Session:
         return self._compilers[fmt]
 
     def _config(self, fp16_format: str) -> BuildConfig:
-        return BuildConfig(LibrarySource.at(self.library_path), fp16_format, self.sanitize)
+        return BuildConfig(LibrarySource.at(self.build_path), fp16_format, self.sanitize)
+
+    def shown(self, text: str) -> str:
+        """A message of the build with the snapshot's paths as the library's own."""
+        return text.replace(str(self.build_path), str(self.library_path))
 
     def material_for(self, fp16_format: str) -> dict:
         """Everything that changes the artefact: the target's tools and flags,
@@ -330,7 +342,10 @@ class Session:
         done = self._results.setdefault(case, {})
         todo = [v for v in variants if v not in done]
         if todo:
-            done.update(self._run_case(case, todo))
+            for variant, result in self._run_case(case, todo).items():
+                if result.failure is not None:
+                    result.failure.message = self.shown(result.failure.message)
+                done[variant] = result
         return {v: done[v] for v in variants}
 
     def _run_case(self, case: Case, variants: list[Variant]) -> dict[Variant, VariantResult]:
