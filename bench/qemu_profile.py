@@ -76,15 +76,18 @@ def split_ranges(ranges: str, function: str, starts: list[int]) -> str:
 
 
 def disassembly(elf: Path, ranges: str, function: str) -> dict[int, str]:
-    """{address: instruction} of `function` in elf, as objdump prints it."""
+    """{address: instruction} of `function` in elf, as objdump prints it; of
+    every function of that name (a static function of the FP32 and of the
+    FP16 file, say)."""
+    code = {}
     for line in ranges.splitlines():
         start, end, name = line.split()
         if name == function:
             listing = subprocess.run([toolchain.RISCV_OBJDUMP, "-d", "--no-show-raw-insn",
                                       f"--start-address=0x{start}", f"--stop-address=0x{end}", str(elf)],
                                      capture_output=True, text=True, check=True).stdout
-            return {int(m.group(1), 16): m.group(2).strip() for m in INSTRUCTION.finditer(listing)}
-    return {}
+            code.update((int(m.group(1), 16), m.group(2).strip()) for m in INSTRUCTION.finditer(listing))
+    return code
 
 
 def by_function(session: Session, variant: Variant, by_instruction: str | None = None,

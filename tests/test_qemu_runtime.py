@@ -134,6 +134,34 @@ def test_a_profile_range_may_be_one_instruction(target, tmp_path_factory, tmp_pa
     assert main == [1, 1, 1, 1000, 1000, 1000], region
 
 
+def test_a_static_function_of_two_files_is_cut_in_both(tmp_path):
+    """Two static functions of one name (lib_c's conv_mm_ig_team is in the
+    FP32 and in the FP16 file): --by-instruction cuts both. Before, the
+    disassembly held the first only, and the bench stopped with "does not
+    start at its symbol" at the second."""
+    sources = []
+    for name, body, calls in (("a", "x * 3 + 1", "call_b(x)"), ("b", "x * x - 7", "0")):
+        source = tmp_path / f"twin_{name}.c"
+        source.write_text(f"int call_a(int x);\nint call_b(int x);\n"
+                          f"static __attribute__((noinline)) int twin(int x) {{ return {body}; }}\n"
+                          f"int call_{name}(int x) {{ return twin(x) + {calls}; }}\n")
+        sources.append(str(source))
+    elf = tmp_path / "twins.elf"
+    subprocess.run([toolchain.RISCV_GCC, "-march=rv32imac", "-mabi=ilp32", "-O2", "-nostdlib", "-Wl,-e,call_a",
+                    "-o", str(elf), *sources], check=True, capture_output=True)
+    functions = symbol_ranges(elf)
+    twins = [line.split() for line in functions.splitlines() if line.endswith(" twin")]
+    assert len(twins) == 2, functions
+
+    code = disassembly(elf, functions, "twin")
+    cut = split_ranges(functions, "twin", list(code))
+
+    for start, end, _ in twins:
+        assert any(int(start, 16) <= address < int(end, 16) for address in code)
+        assert f"{start} " in cut and f" {end} " in cut
+    assert " twin\n" not in cut
+
+
 @pytest.mark.parametrize("text, complaint", [
     ("20 10 backwards\n", "line 1: expected"),
     ("10 20 a\n15 30 overlaps\n", "line 2: expected"),
