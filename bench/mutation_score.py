@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.mutation_sites import Mutant, mutants_of  # noqa: E402
+from harness.child_process import die_with_parent  # noqa: E402
 from tests.mutants import LIBRARY  # noqa: E402
 
 REVIEW = Path(__file__).with_name("mutation_survivors.toml")
@@ -278,7 +279,9 @@ class Suite:
             argv += ["--concurrency-slice", "1"] if stage == "concurrency" else []
             argv += ["--sanitize", sanitize] if sanitize else []
             before = entries()
-            run = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=_environment(order))
+            # the pass dies with the bench (a SIGTERM to it would otherwise leave the pass running)
+            run = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=_environment(order),
+                                 preexec_fn=die_with_parent())
             if built is not None:
                 built |= entries() - before
             tail = (run.stdout + run.stderr)[-3000:]
