@@ -3,7 +3,6 @@
 build of that run, in one process or with xdist's workers."""
 from __future__ import annotations
 
-import os
 import shutil
 
 import pytest
