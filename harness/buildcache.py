@@ -98,8 +98,12 @@ def entry_damage(directory: Path) -> str | None:
 
 
 class BuildCache:
-    def __init__(self, root: Path, warn: Callable[[str], None] | None = None):
-        self.root = Path(root) / "builds"
+    """Entries under root/<entries>: the runner artefacts (builds), or the
+    copies of the library the runs build from (library,
+    harness/library_snapshot.py)."""
+
+    def __init__(self, root: Path, warn: Callable[[str], None] | None = None, entries: str = "builds"):
+        self.root = Path(root) / entries
         self.compiled = 0
         self.reused = 0
         self.repaired = 0

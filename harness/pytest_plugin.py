@@ -177,7 +177,7 @@ class PtlPlugin:
         if hasattr(self.config, "workerinput"):
             taken = self.config.workerinput.get(_SNAPSHOT_KEY)
             return Path(taken) if taken else None
-        return library_snapshot.snapshot_root(Path(self.config.getoption("trainlib")), self.cache_dir / "library",
+        return library_snapshot.snapshot_root(Path(self.config.getoption("trainlib")), self.cache_dir,
                                               self._cache_warning)
 
     @pytest.hookimpl(optionalhook=True)

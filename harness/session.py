@@ -103,7 +103,7 @@ class Session:
         # controller, or taken now), or the library itself where there is
         # none; messages name the library's own path either way (shown).
         if snapshot is None:
-            snapshot = library_snapshot.snapshot_root(self.library_path, Path(cache_dir) / "library", self.warn)
+            snapshot = library_snapshot.snapshot_root(self.library_path, Path(cache_dir), self.warn)
         self.build_path = Path(snapshot) if snapshot is not None else self.library_path
         self.golden = BundleCache(Path(cache_dir) / "golden", warn=self.warn)
         self.builds = BuildCache(Path(cache_dir), warn=self.warn)

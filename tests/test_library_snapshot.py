@@ -18,30 +18,47 @@ SLICE = "matmul-fp32-fw-N9xM4xK8-trans_B1"
 def test_a_snapshot_holds_the_files_as_they_were_and_is_named_by_them(tmp_path):
     library = tmp_path / "lib"
     shutil.copytree(LIBRARY, library)
-    first = library_snapshot.take(LibrarySource.at(library), tmp_path / "store")
+    said = []
+    first = library_snapshot.take(LibrarySource.at(library), tmp_path / "cache", said.append)
     source = library / "sources" / "pulp_matmul_fp32.c"
     original = source.read_text()
     source.write_text(original + EDIT)
 
     assert (first.root / "sources" / "pulp_matmul_fp32.c").read_text() == original
     assert [s.name for s in first.sources] == [s.name for s in LibrarySource.at(library).sources]
-    assert library_snapshot.take(LibrarySource.at(library), tmp_path / "store").root != first.root
+    assert library_snapshot.take(LibrarySource.at(library), tmp_path / "cache", said.append).root != first.root
     source.write_text(original)
-    assert library_snapshot.take(LibrarySource.at(library), tmp_path / "store").root == first.root
+    assert library_snapshot.take(LibrarySource.at(library), tmp_path / "cache", said.append).root == first.root
+    assert said == []
 
 
 def test_a_copy_a_killed_run_left_incomplete_is_written_again(tmp_path):
-    store = tmp_path / "store"
-    taken = library_snapshot.take(LibrarySource.at(LIBRARY), store)
-    (taken.root / library_snapshot.COMPLETE).unlink()
+    said = []
+    taken = library_snapshot.take(LibrarySource.at(LIBRARY), tmp_path, said.append)
+    (taken.root / ".complete").unlink()
     (taken.root / "sources" / "pulp_matmul_fp32.c").write_text("half a file")
 
-    again = library_snapshot.take(LibrarySource.at(LIBRARY), store)
+    again = library_snapshot.take(LibrarySource.at(LIBRARY), tmp_path, said.append)
 
-    assert again.root == taken.root and (again.root / library_snapshot.COMPLETE).is_file()
+    assert again.root == taken.root and (again.root / ".complete").is_file()
     assert ((again.root / "sources" / "pulp_matmul_fp32.c").read_bytes()
             == (LIBRARY / "sources" / "pulp_matmul_fp32.c").read_bytes())
-    assert not [p for p in store.iterdir() if p.name.startswith(".partial-")]
+    store = tmp_path / library_snapshot.ENTRIES
+    assert sorted(p.name for p in store.iterdir()) == [again.root.name, f"{again.root.name}.lock"]
+    assert said == []   # a copy never finished is written again without a warning
+
+
+def test_a_damaged_copy_is_said_and_written_again(tmp_path):
+    said = []
+    taken = library_snapshot.take(LibrarySource.at(LIBRARY), tmp_path, said.append)
+    (taken.root / "sources" / "pulp_matmul_fp32.c").write_text("a flipped byte, say")
+
+    again = library_snapshot.take(LibrarySource.at(LIBRARY), tmp_path, said.append)
+
+    assert again.root == taken.root
+    assert ((again.root / "sources" / "pulp_matmul_fp32.c").read_bytes()
+            == (LIBRARY / "sources" / "pulp_matmul_fp32.c").read_bytes())
+    assert len(said) == 1 and "sources/pulp_matmul_fp32.c does not match its recorded digest" in said[0]
 
 
 def test_a_store_that_cannot_be_written_is_said_once_and_the_checkout_is_built(tmp_path):
@@ -49,7 +66,7 @@ def test_a_store_that_cannot_be_written_is_said_once_and_the_checkout_is_built(t
     in_the_way.write_text("a file where the cache's directory would be")
     said = []
 
-    assert library_snapshot.snapshot_root(LIBRARY, in_the_way / "library", said.append) is None
+    assert library_snapshot.snapshot_root(LIBRARY, in_the_way, said.append) is None
     assert len(said) == 1 and said[0].startswith("the library could not be copied for the run (")
     assert library_snapshot.snapshot_root(tmp_path / "not-a-library", tmp_path / "store", said.append) is None
     assert len(said) == 1 and not (tmp_path / "store").exists()   # a path that is no checkout: its build says so
