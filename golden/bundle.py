@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.files import write_atomically
+from harness.files import mark_used, write_atomically
 
 
 @dataclass
@@ -141,6 +141,7 @@ class BundleCache:
         if path.exists():
             try:
                 bundle = self.load_entry(path)
+                mark_used(path)
                 self.reused += 1
                 return bundle
             except Exception as exc:  # noqa: BLE001 - any damaged entry (digest, zip, npy, json) is recomputed

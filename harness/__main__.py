@@ -7,6 +7,7 @@
              or compare two (harness/baseline_compare.py)
   toolchain  check the embedded toolchain, and install what is missing
   boards     serve virtual boards, check a board inventory (harness/board/cli.py)
+  cache      what the cache holds; prune what no run has used lately (harness/cache_prune.py)
 """
 from __future__ import annotations
 
@@ -65,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["baseline"]:   # python -m harness baseline update --help
         from harness.perf_gate import main as baseline
         return baseline(argv[1:])
+    if argv[:1] == ["cache"]:      # python -m harness cache [prune] --help
+        from harness.cache_prune import main as cache
+        return cache(argv[1:])
     if argv[:1] == ["boards"]:     # python -m harness boards {serve,check,control} --help
         from harness.board.cli import main as boards
         return boards(argv[1:])

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from harness.files import mark_used
+
 SOURCE_SUFFIXES = {".c", ".h", ".S", ".s", ".ld", ".inc", ".def"}
 
 
@@ -123,6 +125,7 @@ class BuildCache:
         damage = entry_damage(final)
         if damage is None:
             self._verified.add(final)
+            mark_used(final)   # once per session: what `ptl cache prune` reads
         return damage
 
     def get(self, material: dict, build: Callable[[Path], None]) -> Path:
@@ -264,6 +267,7 @@ class ObjectCache:
         cached = self.root / f"{self._key(argv, source)[:32]}.o"
         body = _verified_object(cached)
         if isinstance(body, bytes):
+            mark_used(cached)
             obj.write_bytes(body)
             return subprocess.CompletedProcess(argv, 0, "", "")
         if body:

@@ -6,6 +6,16 @@ import tempfile
 from pathlib import Path
 
 
+def mark_used(path: Path) -> None:
+    """Stamps a cache entry as used now (its modification time), which is
+    what `ptl cache prune` reads (harness/cache_prune.py); a cache that
+    cannot be written keeps its old stamps."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     """Write to a temporary file beside `path`, then rename over it: a reader
     sees the old file or the new one, never half of one."""

@@ -20,6 +20,7 @@ import hashlib
 from pathlib import Path
 from typing import Callable
 
+from harness import cache_prune
 from harness.build_inputs import LibrarySource
 from harness.buildcache import BuildCache
 from harness.failures import CaseFailure
@@ -43,6 +44,7 @@ def take(library: LibrarySource, cache: Path, warn: Callable[[str], None]) -> Li
     """The copy of the library under cache/library, written unless a sound
     one is there already (a damaged one is said through warn and written
     again); raises OSError when it cannot be."""
+    cache_prune.hold(cache)   # the controller takes its copy before any Session
     files = _files(library)
     digest = hashlib.sha256()
     for name, body in files:

@@ -19,7 +19,7 @@ import numpy as np
 from golden.bundle import BundleCache, ReferenceBundle
 from golden.formats import format_named
 from golden.inputs import uniform_inputs
-from harness import build_units, core_split, failures, library_snapshot
+from harness import build_units, cache_prune, core_split, failures, library_snapshot
 from harness.build_units import CLUSTER_CORES, UnitReport, headline, unit_of
 from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
@@ -102,6 +102,7 @@ class Session:
         # (harness/library_snapshot.py; given, by an xdist worker's
         # controller, or taken now), or the library itself where there is
         # none; messages name the library's own path either way (shown).
+        cache_prune.hold(Path(cache_dir))   # no prune removes an entry under this process
         if snapshot is None:
             snapshot = library_snapshot.snapshot_root(self.library_path, Path(cache_dir), self.warn)
         self.build_path = Path(snapshot) if snapshot is not None else self.library_path
