@@ -63,16 +63,20 @@ def hold(cache: Path) -> None:
     """Marks this process as a user of the cache until it exits (a shared
     lock on the cache's lock file, taken once per process): a prune then
     removes nothing. Waits while a prune runs. A cache that cannot be
-    written is left to the stores' own warnings."""
+    written, or locked, is left to the stores' own warnings."""
+    root = Path(cache).resolve()
+    if root in _held:
+        return
     try:
-        root = Path(cache).resolve()
-        if root in _held:
-            return
         root.mkdir(parents=True, exist_ok=True)
         handle = open(root / LOCK_NAME, "a")
-    except OSError:
+    except OSError:   # an unwritable cache
         return
-    fcntl.flock(handle, fcntl.LOCK_SH)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_SH)
+    except OSError:   # a file system without locks
+        handle.close()
+        return
     _held[root] = handle
 
 
