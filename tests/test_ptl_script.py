@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,30 @@ def test_without_the_toolchain_only_auto_goes_on(tmp_path, target, said):
         assert result.returncode == 0 and ran == ["-m harness regress"]
     else:
         assert result.returncode == 1 and ran == []
+
+
+def test_a_venv_that_is_a_file_is_one_line_and_nothing_runs(tmp_path):
+    # What recent tox writes where .venv is absent: a PEP 832 redirect file.
+    checkout, elsewhere, env, log = setup(tmp_path)
+    (checkout / ".venv").write_text(".tox/gvsoc\n")
+    result = subprocess.run([str(checkout / "ptl"), "regress"], cwd=elsewhere, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (f"ptl: error: {checkout / '.venv'} is a file, not a virtual environment "
+                                     "(.tox/gvsoc ); remove it, or set PTL_VENV to another directory")
+    assert not log.exists()
+
+
+def test_tox_leaves_the_venv_of_ptl_alone(tmp_path):
+    """tox (4.6x) writes a PEP 832 .venv redirect file into a project that
+    has no .venv, after which ./ptl could not make its environment there
+    (a clone where `tox -e gvsoc` ran first); tox.ini turns that off. The
+    environment is made without the package (nothing installed)."""
+    for name in ("tox.ini", "pyproject.toml"):
+        shutil.copy2(ROOT / name, tmp_path / name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "TOX_", "PTL_"))}
+    result = subprocess.run([sys.executable, "-m", "tox", "run", "-e", "tests", "--notest", "--skip-pkg-install"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / ".tox" / "tests").is_dir()
+    assert not (tmp_path / ".venv").exists()
