@@ -98,11 +98,11 @@ class Session:
         self.timeout = timeout
         # Damaged cache entries found (and repaired) in this session, one line each.
         self.cache_warnings: list[str] = []
+        cache_prune.hold(Path(cache_dir))   # no prune removes an entry under this process
         # What is built: the copy of the library taken when the run started
         # (harness/library_snapshot.py; given, by an xdist worker's
         # controller, or taken now), or the library itself where there is
         # none; messages name the library's own path either way (shown).
-        cache_prune.hold(Path(cache_dir))   # no prune removes an entry under this process
         if snapshot is None:
             snapshot = library_snapshot.snapshot_root(self.library_path, Path(cache_dir), self.warn)
         self.build_path = Path(snapshot) if snapshot is not None else self.library_path
