@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import (catalogue, expectations, failure_summary, failures, library_snapshot, option_values, perf_gate,
-                     sharding)
+from harness import (catalogue, concurrency_slice, expectations, failure_summary, failures, library_snapshot,
+                     option_values, perf_gate, sharding)
 from harness.autotune import pytest_tune
 from harness.board import pytest_board
 from harness.buildcache import digest_files
@@ -69,8 +69,9 @@ def pytest_addoption(parser):
                     help="seconds one runner invocation may take before it is killed "
                          "(default: PTL_RUN_TIMEOUT, else the target's: 120, gvsoc 900)")
     group.addoption("--concurrency-slice", type=int, default=None, metavar="N",
-                    help="keep, for every family with multi-core variants, its N smallest cases at their "
-                         "smallest and largest core count above 1 (CI's TSan and team-order passes)")
+                    help="keep, for every entry with multi-core variants and each of its builds, the N smallest "
+                         "cases that give two cores work, at their smallest and largest core count above 1 "
+                         "(CI's sanitizer and team-order passes; harness/concurrency_slice.py)")
     # Each subsystem registers its own options, beside the code that reads them.
     sharding.add_options(group)
     perf_gate.add_options(group)
@@ -254,28 +255,15 @@ class PtlPlugin:
         except CaseFailure:
             return None
 
-    def _keep_concurrency_slice(self, items, per_family: int) -> None:
-        """Every family that forks a team, in a slice small enough for CI:
-        its per_family smallest cases (by L1 footprint), each at the smallest
-        and the largest core count above 1 it has (an odd and an even split
-        where the catalogue has both), every kernel."""
-        if per_family < 1:
-            raise pytest.UsageError(f"--concurrency-slice {per_family}: give the cases per family, at least 1")
-        by_family: dict[str, dict] = defaultdict(dict)
-        for item in items:
-            variant = _variant_of(item)
-            if variant is not None and variant.cores > 1:
-                by_family[variant.case.entry.name].setdefault(variant.case, []).append(item)
-        kept_ids = set()
-        for cases in by_family.values():
-            smallest = sorted(cases, key=lambda case: (sum(case.footprint.values()), case.id))[:per_family]
-            for case in smallest:
-                cores = sorted({_variant_of(item).cores for item in cases[case]})
-                kept_ids.update(id(item) for item in cases[case] if _variant_of(item).cores in (cores[0], cores[-1]))
-        dropped = [item for item in items if id(item) not in kept_ids]
+    def _keep_concurrency_slice(self, items, per_group: int) -> None:
+        """What CI's sanitizer and team-order passes run (harness/concurrency_slice.py)."""
+        if per_group < 1:
+            raise pytest.UsageError(f"--concurrency-slice {per_group}: give the cases per entry and build, at least 1")
+        kept = concurrency_slice.keep(filter(None, map(_variant_of, items)), per_group)
+        dropped = [item for item in items if _variant_of(item) not in kept]
         if dropped:
             self.config.hook.pytest_deselected(items=dropped)
-        items[:] = [item for item in items if id(item) in kept_ids]
+        items[:] = [item for item in items if _variant_of(item) in kept]
 
     def _keep_shard(self, items) -> None:
         """Deselects what other shards run; records the whole selection's
