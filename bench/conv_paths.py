@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.qemu_profile import by_function, split_row  # noqa: E402
+from harness import cache_layout  # noqa: E402
 from harness.files import write_atomically  # noqa: E402
 from golden.conv import ConvGeometry  # noqa: E402
 from harness.cases import Case, Variant  # noqa: E402
@@ -90,7 +91,7 @@ def main() -> None:
         sys.exit(f"the {args.target} target is not available: {reason}")
     if args.dtype == "fp16" and "fp16" not in target.capabilities.fp16_formats:
         sys.exit(f"the {args.target} target cannot build IEEE fp16 here")
-    session = Session(target, DEFAULT_LIBRARY, ROOT / ".cache" / "ptl", l1_bytes=1 << 30)
+    session = Session(target, DEFAULT_LIBRARY, cache_layout.default_root(), l1_bytes=1 << 30)
     unit = target.capabilities.counter_unit
     n_kernels = len(kernel_table(args.dtype))
 

@@ -60,7 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.mutation_sites import Mutant, mutants_of  # noqa: E402
-from harness import library_snapshot  # noqa: E402
+from harness import cache_layout  # noqa: E402
 from harness.child_process import die_with_parent  # noqa: E402
 from tests.mutants import LIBRARY  # noqa: E402
 
@@ -267,7 +267,7 @@ class Suite:
         rows, tail = [], ""
 
         def entries() -> set[Path]:
-            return {p for d in (self.cache / "builds", self.cache / library_snapshot.ENTRIES) if d.is_dir() for p in d.iterdir()}
+            return {p for d in (self.cache / store for store in cache_layout.DIRECTORY_STORES) if d.is_dir() for p in d.iterdir()}
         passes = CONCURRENCY_PASSES if stage == "concurrency" else [("free", None)]
         for order, sanitize in passes:
             reports = Path(tempfile.mkdtemp(prefix="reports-", dir=self.workdir))

@@ -51,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.svg_bars import bar_chart  # noqa: E402
+from harness import cache_layout  # noqa: E402
 from harness.files import write_atomically  # noqa: E402
 from harness.cases import Variant  # noqa: E402
 from harness.failures import CaseFailure  # noqa: E402
@@ -337,7 +338,7 @@ def main() -> None:
                     LibrarySource.at(path)
             except CaseFailure as exc:
                 sys.exit(f"{option}: {exc.message}")
-        cache = ROOT / ".cache" / "ptl"
+        cache = cache_layout.default_root()
         determinism(cache)
         rows, lat = efficiency(cache)
         met = summary(lat["fp32"])

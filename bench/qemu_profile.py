@@ -24,6 +24,7 @@ from pathlib import Path
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness import cache_layout  # noqa: E402
 from harness import toolchain  # noqa: E402
 from harness.cases import Variant  # noqa: E402
 from harness.catalogue import families  # noqa: E402
@@ -162,7 +163,7 @@ def main() -> None:
                         help="count FUNCTION instruction by instruction (its name in the runner's symbols)")
     args = parser.parse_args()
     variant = find_variant(args.variant)
-    session = Session(make_target("qemu"), args.trainlib.resolve(), ROOT / ".cache" / "ptl")
+    session = Session(make_target("qemu"), args.trainlib.resolve(), cache_layout.default_root())
     listing: dict[int, str] = {}
     try:
         profile = by_function(session, variant, args.by_instruction, listing)

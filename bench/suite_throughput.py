@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from harness import cache_layout  # noqa: E402
 from harness.payload import payload_as_c_source  # noqa: E402
 from harness.protocol import decode_records  # noqa: E402
 from harness.session import Session, fp16_format_of  # noqa: E402
@@ -48,7 +49,7 @@ def per_case_rate(target_name: str, sample: int, seed: int = 1) -> tuple[int, fl
     """Compile a dedicated binary for each sampled variant, payload compiled
     in, and run it: the embedded flow, one binary per test."""
     target = make_target(target_name)
-    session = Session(target, DEFAULT_LIBRARY, ROOT / ".cache" / "ptl")
+    session = Session(target, DEFAULT_LIBRARY, cache_layout.default_root())
     variants = [v for entry in ENTRIES for v in entry.variants()]
     chosen = random.Random(seed).sample(variants, sample)
     start = time.monotonic()

@@ -1,4 +1,4 @@
-"""Command line: python -m harness {regress,autotune,merge,baseline,toolchain} ...
+"""Command line: python -m harness {regress,autotune,merge,baseline,toolchain,boards,cache} ...
 
   regress    run the regression suite (pytest on suite/) and write reports/
   autotune   tune the tiles, kernels and cores of a network's layers (harness/autotune/cli.py)
@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("baseline", help="rewrite the performance gate's baseline, or compare two "
                                     "(see baseline update --help, baseline compare --help)")
     sub.add_parser("boards", help="virtual boards, inventory checks, board control (see boards --help)")
+    sub.add_parser("cache", help="what the cache holds; prune what no run has used lately (see cache --help)")
     tools = sub.add_parser("toolchain", help="check (and with --install, install) the RISC-V toolchain")
     tools.add_argument("--install", action="store_true")
     tools.add_argument("--target", choices=("qemu", "gvsoc"), default="qemu",

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from harness import cache_layout
 from harness.files import mark_used
 
 SOURCE_SUFFIXES = {".c", ".h", ".S", ".s", ".ld", ".inc", ".def"}
@@ -104,7 +105,7 @@ class BuildCache:
     copies of the library the runs build from (library,
     harness/library_snapshot.py)."""
 
-    def __init__(self, root: Path, warn: Callable[[str], None] | None = None, entries: str = "builds"):
+    def __init__(self, root: Path, warn: Callable[[str], None] | None = None, entries: str = cache_layout.BUILDS):
         self.root = Path(root) / entries
         self.compiled = 0
         self.reused = 0

@@ -44,13 +44,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator
 
+from harness.cache_layout import DIRECTORY_STORES, FILE_STORES, IN_USE_LOCK, RESULTS_DB, default_root
 from harness.option_values import OptionValueError, number
 
-LOCK_NAME = ".in-use.lock"
 DAY = 86400.0
-DIRECTORY_STORES = ("builds", "library")   # an entry is a directory, beside its <name>.lock
-FILE_STORES = ("objects", "golden")        # an entry is a file (golden: two levels down)
-RESULTS_DB = "results.sqlite"
 
 _held: dict[Path, IO] = {}
 
@@ -69,7 +66,7 @@ def hold(cache: Path) -> None:
         return
     try:
         root.mkdir(parents=True, exist_ok=True)
-        handle = open(root / LOCK_NAME, "a")
+        handle = open(root / IN_USE_LOCK, "a")
     except OSError:   # an unwritable cache
         return
     try:
@@ -147,7 +144,8 @@ def survey(cache: Path, unused_for_days: float, now: float) -> list[str]:
 
 
 def _remove(entry: Entry) -> None:
-    """The entry renamed aside (a leftover's name), then deleted, with its lock file."""
+    """The entry renamed aside (a leftover's name), then deleted (its lock
+    file goes in prune's sweep)."""
     aside = entry.path
     if not entry.leftover:
         aside = entry.path.with_name(f".pruned-{entry.path.name}")
@@ -156,15 +154,13 @@ def _remove(entry: Entry) -> None:
         shutil.rmtree(aside)
     else:
         aside.unlink()
-    if entry.store in DIRECTORY_STORES:
-        entry.path.with_name(f"{entry.path.name}.lock").unlink(missing_ok=True)
 
 
 def prune(cache: Path, unused_for_days: float, now: float, dry_run: bool = False) -> tuple[list[str], int]:
     """(lines, exit status): the entries unused for unused_for_days removed
     (listed only, with dry_run); status 1, nothing removed, while a run
     holds the cache."""
-    lock = cache / LOCK_NAME
+    lock = cache / IN_USE_LOCK
     with open(lock, "a") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -185,16 +181,12 @@ def prune(cache: Path, unused_for_days: float, now: float, dry_run: bool = False
                          + (f" and {left:,} leftovers of killed runs" if left else "")
                          + f", {_megabytes(sum(e.size for e in mine))}")
         if not dry_run:
-            for store in DIRECTORY_STORES:   # lock files whose entry is gone (a build that failed)
+            for store in DIRECTORY_STORES:   # lock files whose entry is gone (removed, or a failed build)
                 root = cache / store
                 for path in root.glob("*.lock") if root.is_dir() else []:
                     if not path.with_suffix("").exists():
                         path.unlink()
     return lines, 0
-
-
-def default_cache() -> Path:
-    return Path(os.environ.get("PTL_CACHE_DIR") or Path(__file__).resolve().parent.parent / ".cache" / "ptl")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -211,7 +203,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def run(args: argparse.Namespace, now: float) -> tuple[list[str], int]:
     days = number("--unused-for", args.unused_for, "a number of days, 0 or more", minimum=0)
-    cache = (args.ptl_cache or default_cache()).resolve()
+    cache = (args.ptl_cache or default_root()).resolve()
     if cache.exists() and not cache.is_dir():
         raise CacheError(f"--ptl-cache {cache}: a file, not a cache directory")
     if not cache.is_dir():

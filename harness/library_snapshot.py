@@ -20,12 +20,11 @@ import hashlib
 from pathlib import Path
 from typing import Callable
 
-from harness import cache_prune
+from harness import cache_layout, cache_prune
 from harness.build_inputs import LibrarySource
 from harness.buildcache import BuildCache
 from harness.failures import CaseFailure
 
-ENTRIES = "library"   # under the cache, beside builds/
 
 
 def _files(library: LibrarySource) -> list[tuple[str, bytes]]:
@@ -56,7 +55,7 @@ def take(library: LibrarySource, cache: Path, warn: Callable[[str], None]) -> Li
             (out / name).parent.mkdir(parents=True, exist_ok=True)
             (out / name).write_bytes(body)
 
-    return LibrarySource.at(BuildCache(cache, warn, entries=ENTRIES).get({"library": digest.hexdigest()}, write))
+    return LibrarySource.at(BuildCache(cache, warn, entries=cache_layout.LIBRARY).get({"library": digest.hexdigest()}, write))
 
 
 def snapshot_root(library: Path, cache: Path, warn: Callable[[str], None]) -> Path | None:

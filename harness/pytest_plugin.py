@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import (catalogue, concurrency_slice, expectations, failure_summary, failures, library_snapshot,
+from harness import (cache_layout, catalogue, concurrency_slice, expectations, failure_summary, failures, library_snapshot,
                      option_values, perf_gate, sharding)
 from harness.autotune import pytest_tune
 from harness.board import pytest_board
@@ -62,7 +62,7 @@ def pytest_addoption(parser):
                     help="collect only these catalogue families (harness/catalogue/<name>.py); default all")
     group.addoption("--reports-dir", default="reports", help="where JUnit, CSV and summary go")
     group.addoption("--ptl-cache", default=os.environ.get("PTL_CACHE_DIR"),
-                    help="cache of builds and golden bundles (default: .cache/ptl under the rootdir)")
+                    help="cache of builds and golden bundles (default: PTL_CACHE_DIR, else .cache/ptl in the checkout)")
     group.addoption("--l1-bytes", default=None,
                     help="L1 (TCDM) size a case must fit in; default: the target's (64 KiB)")
     group.addoption("--run-timeout", default=None,
@@ -158,7 +158,7 @@ class PtlPlugin:
             cache = self.cache_dir
             # What the regression measures, the autotuner reuses (harness/results_db.py).
             try:
-                db = ResultsDB(Path(cache) / "results.sqlite", warn=self._cache_warning)
+                db = ResultsDB(Path(cache) / cache_layout.RESULTS_DB, warn=self._cache_warning)
             except ResultsDBError as exc:
                 db = None
                 self.db_errors.add(str(exc))
@@ -169,7 +169,7 @@ class PtlPlugin:
 
     @property
     def cache_dir(self) -> Path:
-        return Path(self.config.getoption("ptl_cache") or Path(self.config.rootpath) / ".cache" / "ptl")
+        return Path(self.config.getoption("ptl_cache") or cache_layout.default_root())
 
     def _take_snapshot(self) -> Path | None:
         """The copy of the library every build of this run is made from

@@ -19,7 +19,7 @@ import numpy as np
 from golden.bundle import BundleCache, ReferenceBundle
 from golden.formats import format_named
 from golden.inputs import uniform_inputs
-from harness import build_units, cache_prune, core_split, failures, library_snapshot
+from harness import build_units, cache_layout, cache_prune, core_split, failures, library_snapshot
 from harness.build_units import CLUSTER_CORES, UnitReport, headline, unit_of
 from harness.buildcache import BuildCache, ObjectStore, digest_files
 from harness.cases import Case, Variant, entry_source_digest
@@ -106,12 +106,12 @@ class Session:
         if snapshot is None:
             snapshot = library_snapshot.snapshot_root(self.library_path, Path(cache_dir), self.warn)
         self.build_path = Path(snapshot) if snapshot is not None else self.library_path
-        self.golden = BundleCache(Path(cache_dir) / "golden", warn=self.warn)
+        self.golden = BundleCache(Path(cache_dir) / cache_layout.GOLDEN, warn=self.warn)
         self.builds = BuildCache(Path(cache_dir), warn=self.warn)
         # Compiled objects: under the cache, or in PTL_OBJECTS_DIR, a store that
         # several caches share (an object's key holds everything its compilation
         # reads, so any build may reuse it; harness/buildcache.py, ObjectCache).
-        self.objects_dir = Path(os.environ.get("PTL_OBJECTS_DIR") or Path(cache_dir) / "objects")
+        self.objects_dir = Path(os.environ.get("PTL_OBJECTS_DIR") or Path(cache_dir) / cache_layout.OBJECTS)
         # Scratch space of the runs; removed when the session is closed or
         # collected, or when the interpreter exits, whoever made the session.
         self._scratch = tempfile.TemporaryDirectory(prefix="ptl-run-", ignore_cleanup_errors=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import cache_layout
 from harness.autotune.cli import check_work, open_tuning, tuning_meta
 from harness.autotune.layers import Network, NetworkError, load_network
 from harness.autotune.outputs import best_record, why_not, write_all
@@ -55,7 +56,7 @@ class Tuning:
         caps = self.target.capabilities
         self.cores = _cores(config)     # checked at collection
         self.l1 = config.getoption("l1_bytes") or caps.l1_bytes or 64 * 1024
-        cache = config.getoption("ptl_cache") or Path(config.rootpath) / ".cache" / "ptl"
+        cache = config.getoption("ptl_cache") or cache_layout.default_root()
         self.library = Path(config.getoption("trainlib"))
         self.session, self.db, self.evaluator = open_tuning(self.target, self.library, Path(cache),
                                                             config.getoption("run_timeout"), self.l1, self.cores)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from golden.bundle import BundleCache, ReferenceBundle
-from harness import cache_prune
+from harness import cache_layout, cache_prune
 from harness.buildcache import BuildCache, ObjectCache, ObjectStore
 from tests.test_mutations import LIBRARY, run_slice
 
@@ -155,7 +155,7 @@ def test_a_run_after_a_whole_prune_builds_again_and_passes(tmp_path):
     cache = tmp_path / "cache"
     rows, texts = run_slice(LIBRARY, SLICE, tmp_path / "first", cache)
     assert rows and {r["outcome"] for r in rows} == {"passed"}, list(texts.values())[:1]
-    assert any((cache / "builds").iterdir()) and any((cache / cache_prune.DIRECTORY_STORES[1]).iterdir())
+    assert any((cache / cache_layout.BUILDS).iterdir()) and any((cache / cache_layout.LIBRARY).iterdir())
 
     pruned = _main("prune", "--ptl-cache", str(cache), "--unused-for", "0")
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from harness import library_snapshot
+from harness import cache_layout, library_snapshot
 from harness.build_inputs import LibrarySource
 from tests.edit_library_plugin import EDIT
 from tests.test_mutations import LIBRARY, run_slice
@@ -43,7 +43,7 @@ def test_a_copy_a_killed_run_left_incomplete_is_written_again(tmp_path):
     assert again.root == taken.root and (again.root / ".complete").is_file()
     assert ((again.root / "sources" / "pulp_matmul_fp32.c").read_bytes()
             == (LIBRARY / "sources" / "pulp_matmul_fp32.c").read_bytes())
-    store = tmp_path / library_snapshot.ENTRIES
+    store = tmp_path / cache_layout.LIBRARY
     assert sorted(p.name for p in store.iterdir()) == [again.root.name, f"{again.root.name}.lock"]
     assert said == []   # a copy never finished is written again without a warning
 

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from harness import cache_layout
 from harness.autotune.layers import STEPS, Network, NetworkError, load_network
 from harness.autotune.names import macro_prefixes
 from harness.autotune.outputs import best_record, write_all
@@ -51,7 +52,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tiles", type=int, default=8,
                    help="candidate tilings per method, largest first (the seed's NUM_TILING_SOLUTIONS)")
     p.add_argument("--reports-dir", type=Path, default=ROOT / "reports" / "autotune")
-    p.add_argument("--ptl-cache", type=Path, default=Path(os.environ.get("PTL_CACHE_DIR", ROOT / ".cache" / "ptl")))
+    p.add_argument("--ptl-cache", type=Path, default=cache_layout.default_root())
     p.add_argument("--run-timeout", type=float, default=120.0, help="seconds one target run may take")
     p.add_argument("--replay", action="store_true", help="use only the results database; make no target run")
     return p
@@ -148,7 +149,7 @@ def print_table(results: list[StepResult], unit: str) -> None:
 def open_tuning(target, trainlib: Path, cache: Path, timeout: float, l1: int, cores: tuple[int, ...],
                 replay: bool = False) -> tuple[Session, ResultsDB, Evaluator]:
     """The session, results database and evaluator of one tuning (also the pytest mode's)."""
-    db = ResultsDB(Path(cache) / "results.sqlite")
+    db = ResultsDB(Path(cache) / cache_layout.RESULTS_DB)
     session = Session(target, trainlib, Path(cache), timeout=timeout, l1_bytes=l1, results_db=db)
     # Where the target has a cluster DMA beside the cores (GVSOC), a tiling costs its whole layer's time.
     return session, db, Evaluator(session, db, cores, replay=replay, layer_time=target.capabilities.dma)

@@ -16,6 +16,7 @@ import sys
 import threading
 from pathlib import Path
 
+from harness import cache_layout
 from harness.board import drivers
 from harness.board.drivers import BoardFault
 from harness.board.fault_proxy import FaultSpec, FaultSpecError
@@ -133,7 +134,7 @@ def main(argv: list[str]) -> int:
                                                     "corrupt=1e-3,drop=1e-3,delay=0.01,disconnect=1e-4")
     run.add_argument("--workdir", default=None, help="QEMU logs and sockets (default: a temporary directory)")
     run.add_argument("--trainlib", default=str(ROOT / "lib_c"), help="library whose firmware to flash")
-    run.add_argument("--cache", default=str(ROOT / ".cache" / "ptl"), help="the build cache")
+    run.add_argument("--cache", default=str(cache_layout.default_root()), help="the build cache")
     run.add_argument("--no-firmware", action="store_true", help="leave the boards blank (a run flashes them)")
     run.set_defaults(handler=serve)
     probe = sub.add_parser("check", help="validate an inventory and probe each board")
