@@ -117,6 +117,13 @@ class BuildCache:
     def key_of(material: dict) -> str:
         return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()
 
+    @staticmethod
+    def name_of(material: dict) -> str:
+        """The entry's name under the store: also its measurements' artefact
+        in the results database (Session.scope_for), by which a prune keeps
+        the measurements of the builds it keeps."""
+        return BuildCache.key_of(material)[:24]
+
     def _damage(self, final: Path) -> str | None:
         """None for a sound entry; "" when there is no complete entry; else what is damaged."""
         if final in self._verified:
@@ -133,12 +140,11 @@ class BuildCache:
         """The artefact directory for `material`, building it with
         build(tmpdir) when no worker has built it yet, or when its entry is
         damaged."""
-        key = self.key_of(material)
-        final = self.root / key[:24]
+        final = self.root / self.name_of(material)
         if self._damage(final) is None:
             self.reused += 1
             return final
-        with file_lock(self.root / f"{key[:24]}.lock"):
+        with file_lock(final.with_name(f"{final.name}.lock")):
             damage = self._damage(final)   # another worker may have built or repaired it meanwhile
             if damage is None:
                 self.reused += 1
@@ -153,9 +159,8 @@ class BuildCache:
     def discard(self, material: dict, reason: str) -> None:
         """Drops an entry whose files match their digests but cannot be used
         (e.g. a contract.json that does not parse): the next get rebuilds it."""
-        key = self.key_of(material)
-        final = self.root / key[:24]
-        with file_lock(self.root / f"{key[:24]}.lock"):
+        final = self.root / self.name_of(material)
+        with file_lock(final.with_name(f"{final.name}.lock")):
             self.warn(f"the build cache entry {final} is damaged: {reason}; rebuilding it")
             self.repaired += 1
             self._verified.discard(final)

@@ -23,14 +23,19 @@ Every process that uses the cache holds its lock shared (hold(): Session,
 the library snapshot), and a prune takes it exclusively without waiting: a
 prune never removes an entry under a running session; while one runs, it
 says so and removes nothing. Holding the lock, it also removes what killed
-runs left half-written (no writer can own it then). The results database
-(results.sqlite) is listed, not pruned: its rows are the measurements the
-autotuner and the regression reuse, and are small; delete the file to drop
-them all. Objects kept in PTL_OBJECTS_DIR, outside the cache, are not this
-cache's.
+runs left half-written (no writer can own it then).
 
-Exit status: 0; 1 when a run is using the cache (prune); 2 for bad input,
-in one line.
+The results database (results.sqlite: the measurements the regression
+records and the autotuner reuses, about 1 kB each) is pruned by the same
+rule, through the builds: a measurement goes when it was recorded DAYS ago
+or more and its build (its artefact, a builds/ entry's name) is gone or
+goes in this prune. The measurements of a build in use stay, whatever
+their age. The file is then compacted (SQLite's VACUUM). Objects kept in
+PTL_OBJECTS_DIR, outside the cache, are not this cache's.
+
+Exit status: 0; 1 when a run is using the cache (prune), or when the
+results database cannot be read (the rest is pruned); 2 for bad input, in
+one line.
 """
 from __future__ import annotations
 
@@ -44,7 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator
 
-from harness.cache_layout import DIRECTORY_STORES, FILE_STORES, IN_USE_LOCK, RESULTS_DB, default_root
+from harness import results_db
+from harness.cache_layout import BUILDS, DIRECTORY_STORES, FILE_STORES, IN_USE_LOCK, RESULTS_DB, default_root
 from harness.option_values import OptionValueError, number
 
 DAY = 86400.0
@@ -98,7 +104,7 @@ def _entry(store: str, path: Path) -> Entry:
 
 def entries(cache: Path) -> Iterator[Entry]:
     """Every entry and leftover of the four stores (lock files are not
-    entries: a prune removes an entry's with it)."""
+    entries: a prune sweeps those whose entry is gone)."""
     for store in DIRECTORY_STORES:
         root = cache / store
         for path in sorted(root.iterdir()) if root.is_dir() else []:
@@ -114,6 +120,27 @@ def entries(cache: Path) -> Iterator[Entry]:
 
 def _prunable(entry: Entry, before: float) -> bool:
     return entry.leftover or entry.last_used < before
+
+
+def _held_builds(cache: Path, before: float) -> set[str]:
+    """The builds a prune with this cut keeps: the artefacts whose measurements stay."""
+    return {e.path.name for e in entries(cache) if e.store == BUILDS and not _prunable(e, before)}
+
+
+def _results(cache: Path, before: float, dry_run: bool) -> tuple[int, int, int]:
+    """(measurements a prune removes (with dry_run: would), the database's
+    size before, after): those recorded before the cut of builds it does not
+    keep. A build's key is its measurements' artefact, so the rows of a build
+    in use stay whatever their age, and replays of recent runs still find
+    theirs; only measurements nobody can reach but by rebuilding an old
+    library go."""
+    size = _database_size(cache)
+    removed = results_db.prune(cache / RESULTS_DB, _held_builds(cache, before), before, dry_run)
+    return removed, size, size if dry_run else _database_size(cache)
+
+
+def _database_size(cache: Path) -> int:
+    return sum(p.stat().st_size for p in cache.glob(f"{RESULTS_DB}*") if p.is_file())
 
 
 def _megabytes(size: int) -> str:
@@ -136,10 +163,13 @@ def survey(cache: Path, unused_for_days: float, now: float) -> list[str]:
              f"{'store':<16}{'entries':>9}{'size':>13}   unused for {unused_for_days:g} days or more (a prune removes)"]
     for store, (count, size, old, old_size) in rows.items():
         lines.append(f"{store + '/':<16}{count:>9,}{_megabytes(size):>13}   {old:,} ({_megabytes(old_size)})")
-    db = cache / RESULTS_DB
-    if db.is_file():
-        size = sum(p.stat().st_size for p in cache.glob(f"{RESULTS_DB}*") if p.is_file())
-        lines.append(f"{RESULTS_DB:<16}{'':>9}{_megabytes(size):>13}   kept: the measurements runs and the tuner reuse")
+    if (cache / RESULTS_DB).is_file():
+        try:
+            old, size, _ = _results(cache, before, dry_run=True)
+            what = f"{old:,} measurements"
+        except results_db.ResultsDBError as exc:
+            size, what = _database_size(cache), str(exc)
+        lines.append(f"{RESULTS_DB:<16}{'':>9}{_megabytes(size):>13}   {what}")
     return lines
 
 
@@ -169,7 +199,16 @@ def prune(cache: Path, unused_for_days: float, now: float, dry_run: bool = False
         before = now - unused_for_days * DAY
         chosen = [e for e in entries(cache) if _prunable(e, before)]
         verb = "would remove" if dry_run else "removed"
-        lines = []
+        lines, status = [], 0
+        if (cache / RESULTS_DB).is_file():   # first: it reads which builds stay
+            try:
+                old, size, after = _results(cache, before, dry_run)
+                lines.append(f"ptl cache prune: {RESULTS_DB} {verb} {old:,} measurements recorded "
+                             f"{unused_for_days:g} days ago or more whose build is gone"
+                             + ("" if dry_run else f", {_megabytes(size)} -> {_megabytes(after)}"))
+            except results_db.ResultsDBError as exc:
+                lines.append(f"ptl cache prune: {exc}; left as it is")
+                status = 1
         for store in DIRECTORY_STORES + FILE_STORES:
             mine = [e for e in chosen if e.store == store]
             left = sum(e.leftover for e in mine)
@@ -186,7 +225,7 @@ def prune(cache: Path, unused_for_days: float, now: float, dry_run: bool = False
                 for path in root.glob("*.lock") if root.is_dir() else []:
                     if not path.with_suffix("").exists():
                         path.unlink()
-    return lines, 0
+    return lines, status
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -178,3 +178,25 @@ class ResultsDB:
                 continue
             kept[values[5], values[7]] = Measurement(values[5], values[7], *values[8:14])
         return kept
+
+
+def prune(path: Path, kept_artefacts: set[str], before: float, dry_run: bool = False) -> int:
+    """Deletes the rows recorded before `before` whose build artefact is not
+    in kept_artefacts (a build the cache no longer holds), then compacts the
+    file; only counts them with dry_run. Returns their number. The caller
+    holds the cache exclusively: no run has the database open. A file SQLite
+    cannot read is left as it is (ResultsDBError)."""
+    where = "recorded < ? AND artefact NOT IN (SELECT value FROM json_each(?))"
+    args = (before, json.dumps(sorted(kept_artefacts)))
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=60)) as db:
+            if dry_run:
+                return db.execute(f"SELECT COUNT(*) FROM measurements WHERE {where}", args).fetchone()[0]
+            with db:
+                removed = db.execute(f"DELETE FROM measurements WHERE {where}", args).rowcount
+            if removed:
+                db.execute("VACUUM")   # SQLite keeps the freed pages otherwise: the file would not shrink
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return removed
+    except sqlite3.Error as exc:
+        raise ResultsDBError(f"cannot prune the results database {path}: {exc}") from None

@@ -270,7 +270,7 @@ class Session:
         if (fmt, any_build) not in self._scopes:
             config = self._config(fmt)
             library = digest_files(config.library.digest_roots)
-            artefact = None if any_build else BuildCache.key_of(self.material_for(fmt))[:24]
+            artefact = None if any_build else BuildCache.name_of(self.material_for(fmt))
             self._scopes[fmt, any_build] = Scope(self.target.name, library, artefact)
         return self._scopes[fmt, any_build]
 

@@ -84,7 +84,7 @@ def test_a_failed_build_does_not_poison_the_next_attempt(tmp_path):
 
 def test_an_incomplete_leftover_directory_is_rebuilt(tmp_path):
     cache, build = BuildCache(tmp_path), CountingBuild(tmp_path / "log")
-    leftover = cache.root / BuildCache.key_of(MATERIAL)[:24]
+    leftover = cache.root / BuildCache.name_of(MATERIAL)
     leftover.mkdir(parents=True)
     (leftover / "half-written.o").write_text("junk")
     path = cache.get(MATERIAL, build)

@@ -1,20 +1,24 @@
 """`ptl cache` and `ptl cache prune` (harness/cache_prune.py): every use
 stamps an entry, a prune removes what no run used for the days given (with
 its lock file, and what killed runs left half-written), never while a run
-holds the cache, and keeps the results database."""
+holds the cache; in the results database, the old measurements of builds
+that are gone."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from golden.bundle import BundleCache, ReferenceBundle
 from harness import cache_layout, cache_prune
 from harness.buildcache import BuildCache, ObjectCache, ObjectStore
+from harness.results_db import Measurement, ResultsDB, Scope
 from tests.test_mutations import LIBRARY, run_slice
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,10 +50,25 @@ def _cache(tmp_path: Path) -> dict[str, Path]:
     made["leftover"] = cache / "builds" / ".0123abcd.staging"
     made["leftover"].mkdir()
     made["database"] = cache / "results.sqlite"
-    made["database"].write_bytes(b"rows")
+    for case, (artefact, days) in MEASUREMENTS.items():
+        builds = {"old build": made["old build"].name, "new build": made["new build"].name}
+        with mock.patch("harness.results_db.time.time", return_value=time.time() - days * DAY):
+            ResultsDB(made["database"]).store(Scope("host", "lib", builds.get(artefact, artefact)), case, case,
+                                              [("k", Measurement(0, 2, "passed", "cycles", 10, 10))])
     for name in ("old build", "old object", "old bundle", "database"):
         _age(made[name], 40)
     return made
+
+
+# case -> (its build, days since it was recorded); a build that is not one of
+# the cache's is an artefact whose build is gone.
+MEASUREMENTS = {"old build's, 40 days": ("old build", 40), "new build's, 40 days": ("new build", 40),
+                "gone build's, 40 days": ("e" * 24, 40), "gone build's, today": ("f" * 24, 0)}
+
+
+def _measured(database: Path) -> set[str]:
+    with sqlite3.connect(database) as db:
+        return {row[0] for row in db.execute("SELECT case_id FROM measurements")}
 
 
 def _main(*argv: str) -> subprocess.CompletedProcess:
@@ -77,7 +96,22 @@ def test_a_prune_removes_what_no_run_used_for_the_days_given_and_keeps_the_rest(
     assert not made["old build"].with_name(f"{made['old build'].name}.lock").exists()
     assert made["new build"].with_name(f"{made['new build'].name}.lock").exists()
     assert not any(p.name.startswith(".pruned-") for p in cache.rglob("*"))
-    assert made["database"].read_bytes() == b"rows"   # 40 days old, and kept
+    # The measurements of a build in use stay, whatever their age; of a build gone, the recent ones.
+    assert _measured(made["database"]) == {"new build's, 40 days", "gone build's, today"}
+    assert "results.sqlite removed 2 measurements recorded 30 days ago or more whose build is gone" in pruned.stdout
+    assert "results.sqlite would remove 2 measurements" in dry.stdout and "2 measurements" in shown.stdout
+
+
+def test_a_results_database_sqlite_cannot_read_is_one_line_and_left_as_it_is(tmp_path):
+    made = _cache(tmp_path)
+    made["database"].write_bytes(b"not a database")
+    shown = _main("--ptl-cache", str(tmp_path / "cache"))
+    assert shown.returncode == 0 and "cannot prune the results database" in shown.stdout, shown
+    pruned = _main("prune", "--ptl-cache", str(tmp_path / "cache"), "--unused-for", "30")
+    assert pruned.returncode == 1 and "Traceback" not in pruned.stderr, pruned
+    assert f"ptl cache prune: cannot prune the results database {made['database']}: file is not a database; " \
+           "left as it is" in pruned.stdout
+    assert made["database"].read_bytes() == b"not a database" and not made["old build"].exists()
 
 
 def test_every_use_of_an_entry_stamps_it(tmp_path):
@@ -133,8 +167,7 @@ def test_a_prune_while_a_run_holds_the_cache_removes_nothing(tmp_path, holder):
         holder.communicate("", timeout=60)
 
     assert _main("prune", "--ptl-cache", str(cache), "--unused-for", "0").returncode == 0
-    assert {p.name for p in cache.iterdir()} >= {"results.sqlite"}
-    assert not made["new build"].exists() and not made["new bundle"].exists()
+    assert not made["new build"].exists() and not made["new bundle"].exists() and not _measured(made["database"])
 
 
 def test_bad_input_is_one_line_and_no_traceback(tmp_path):
