@@ -14,7 +14,7 @@ BUILDS = "builds"               # BuildCache: a runner per library, target and f
 LIBRARY = "library"             # library_snapshot: the copies of the library runs built from
 OBJECTS = "objects"             # ObjectCache: compiled objects, by content
 GOLDEN = "golden"               # BundleCache: the PyTorch references, by content
-RESULTS_DB = "results.sqlite"   # ResultsDB: the measurements runs and the tuner reuse (never pruned)
+RESULTS_DB = "results.sqlite"   # ResultsDB: the measurements runs and the tuner reuse, by build
 IN_USE_LOCK = ".in-use.lock"    # held shared by every process that uses the cache (cache_prune.hold)
 
 DIRECTORY_STORES = (BUILDS, LIBRARY)   # an entry is a directory, beside its <name>.lock

@@ -128,12 +128,9 @@ def _held_builds(cache: Path, before: float) -> set[str]:
 
 
 def _results(cache: Path, before: float, dry_run: bool) -> tuple[int, int, int]:
-    """(measurements a prune removes (with dry_run: would), the database's
-    size before, after): those recorded before the cut of builds it does not
-    keep. A build's key is its measurements' artefact, so the rows of a build
-    in use stay whatever their age, and replays of recent runs still find
-    theirs; only measurements nobody can reach but by rebuilding an old
-    library go."""
+    """(the measurements a prune removes, or with dry_run would: recorded
+    before the cut, of a build it does not keep; the database's size before,
+    after). A build's name is its measurements' artefact."""
     size = _database_size(cache)
     removed = results_db.prune(cache / RESULTS_DB, _held_builds(cache, before), before, dry_run)
     return removed, size, size if dry_run else _database_size(cache)
