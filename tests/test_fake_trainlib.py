@@ -17,6 +17,10 @@ PULP-TrainLib (7bfc760) hard to test:
 - the FP16 cast to FP32 splits its elements over the cores in pairs, as
   the published vect_sum_fp16 splits its v2f16 lanes: right on the whole
   team, not the documented block when one core runs alone;
+- the FP32 max pooling FW works out its core's channels and then loops over
+  every channel, as the published pad_tensor (FP32 and FP16) does: right
+  results in any order of the cores, a race that only ThreadSanitizer sees,
+  which an --expect entry with `sanitize = "thread"` expects there only;
 - pulp_rnn_fp32.c does not compile; the FP16 attention header includes the
   SDK's <bsp/bsp.h>; printf without <stdio.h>; mm_manager_args has
   mm_dw_args in second place;
@@ -291,6 +295,28 @@ def test_a_sanitize_entry_expects_the_misaligned_fp16_load_under_ubsan_only(tmp_
     plain, summary = suite_rows(tmp_path / "plain", select, "--expect", str(expect))
     assert len(plain) == 3 and {(r["outcome"], r["expectation"]) for r in plain.values()} == {("passed", "")}
     assert summary["expectations"]["fixed"] == 0
+
+
+def test_a_sanitize_entry_expects_the_race_of_a_body_that_writes_every_channel_under_tsan_only(tmp_path):
+    """The published pad_tensor's shape, in the fake's FP32 max pooling FW:
+    under --sanitize thread, on the concurrency slice, every variant where two
+    cores run the body is a `race` naming the write in pulp_pooling_fp32.c,
+    a new failure without the entry and a known bug with it; the ordinary
+    runs of the module fixture pass (test_fp32_pooling_builds_runs_and_passes)."""
+    select = "maxpool- and fp32-fw-"
+    bare, summary = suite_rows(tmp_path / "bare", select, "--sanitize", "thread", "--concurrency-slice", "1")
+    assert len(bare) == 4 and {(r["outcome"], r["failure_class"]) for r in bare.values()} == {("failed", "race")}
+    assert all("data race between write of size 4 by " in r["message"] and " in pulp_maxpool_fp32_fw_cl at "
+               "pulp_pooling_fp32.c:" in r["message"] for r in bare.values()), [r["message"][:300] for r in bare.values()]
+    assert summary["expectations"]["new_failures"] == 4   # the smallest case and one of two channels, 3 and 8 cores
+    expect = tmp_path / "expect.toml"
+    expect.write_text('[[expect]]\nkind = "bug"\ntests = ["maxpool-fp32-fw-*"]\nsanitize = "thread"\n'
+                      'classes = ["race"]\nmessage = "*data race between write of size 4 by * in pulp_maxpool_fp32*"\n'
+                      'reason = "every core writes every channel"\n')
+    checked, summary = suite_rows(tmp_path / "tsan", select, "--sanitize", "thread", "--concurrency-slice", "1",
+                                  "--expect", str(expect))
+    assert set(checked) == set(bare) and {r["expectation"] for r in checked.values()} == {"known_bug"}, checked
+    assert summary["expectations"]["new_failures"] == 0
 
 
 def test_sgd_without_the_decay_field_runs_without_decay_and_reports_decay_as_unsupported(tmp_path):
