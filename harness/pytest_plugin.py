@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import (cache_layout, catalogue, concurrency_slice, expectations, failure_summary, failures, library_snapshot,
-                     option_values, perf_gate, sharding)
+from harness import (cache_layout, catalogue, concurrency_slice, expectations, failure_summary, failures,
+                     library_snapshot, option_values, perf_gate, sharding)
 from harness.autotune import pytest_tune
 from harness.board import pytest_board
 from harness.buildcache import digest_files
@@ -69,9 +69,9 @@ def pytest_addoption(parser):
                     help="seconds one runner invocation may take before it is killed "
                          "(default: PTL_RUN_TIMEOUT, else the target's: 120, gvsoc 900)")
     group.addoption("--concurrency-slice", type=int, default=None, metavar="N",
-                    help="keep, for every entry with multi-core variants and each of its builds, the N smallest "
-                         "cases that give two cores work, at their smallest and largest core count above 1 "
-                         "(CI's sanitizer and team-order passes; harness/concurrency_slice.py)")
+                    help="keep, for every entry with multi-core variants and each of its builds, its smallest case "
+                         "and the N smallest that give two cores work, at their smallest and largest core count "
+                         "above 1 (CI's sanitizer and team-order passes; harness/concurrency_slice.py)")
     # Each subsystem registers its own options, beside the code that reads them.
     sharding.add_options(group)
     perf_gate.add_options(group)

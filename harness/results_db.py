@@ -189,7 +189,7 @@ def prune(path: Path, kept_artefacts: set[str], before: float, dry_run: bool = F
     where = "recorded < ? AND artefact NOT IN (SELECT value FROM json_each(?))"
     args = (before, json.dumps(sorted(kept_artefacts)))
     try:
-        with closing(sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=60)) as db:
+        with closing(sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=rw", uri=True, timeout=60)) as db:
             if dry_run:
                 return db.execute(f"SELECT COUNT(*) FROM measurements WHERE {where}", args).fetchone()[0]
             with db:
