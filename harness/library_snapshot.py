@@ -26,7 +26,6 @@ from harness.buildcache import BuildCache
 from harness.failures import CaseFailure
 
 
-
 def _files(library: LibrarySource) -> list[tuple[str, bytes]]:
     """Every file under the library's include and source directories, by its
     path relative to the library's root, each read once: the copy holds
@@ -55,7 +54,8 @@ def take(library: LibrarySource, cache: Path, warn: Callable[[str], None]) -> Li
             (out / name).parent.mkdir(parents=True, exist_ok=True)
             (out / name).write_bytes(body)
 
-    return LibrarySource.at(BuildCache(cache, warn, entries=cache_layout.LIBRARY).get({"library": digest.hexdigest()}, write))
+    copies = BuildCache(cache, warn, entries=cache_layout.LIBRARY)
+    return LibrarySource.at(copies.get({"library": digest.hexdigest()}, write))
 
 
 def snapshot_root(library: Path, cache: Path, warn: Callable[[str], None]) -> Path | None:
