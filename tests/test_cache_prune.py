@@ -50,8 +50,8 @@ def _cache(tmp_path: Path) -> dict[str, Path]:
     made["leftover"] = cache / "builds" / ".0123abcd.staging"
     made["leftover"].mkdir()
     made["database"] = cache / "results.sqlite"
+    builds = {"old build": made["old build"].name, "new build": made["new build"].name}
     for case, (artefact, days) in MEASUREMENTS.items():
-        builds = {"old build": made["old build"].name, "new build": made["new build"].name}
         with mock.patch("harness.results_db.time.time", return_value=time.time() - days * DAY):
             ResultsDB(made["database"]).store(Scope("host", "lib", builds.get(artefact, artefact)), case, case,
                                               [("k", Measurement(0, 2, "passed", "cycles", 10, 10))])
