@@ -122,17 +122,14 @@ def _prunable(entry: Entry, before: float) -> bool:
     return entry.leftover or entry.last_used < before
 
 
-def _held_builds(cache: Path, before: float) -> set[str]:
-    """The builds a prune with this cut keeps: the artefacts whose measurements stay."""
-    return {e.path.name for e in entries(cache) if e.store == BUILDS and not _prunable(e, before)}
-
-
-def _results(cache: Path, before: float, dry_run: bool) -> tuple[int, int, int]:
+def _results(cache: Path, found: list[Entry], before: float, dry_run: bool) -> tuple[int, int, int]:
     """(the measurements a prune removes, or with dry_run would: recorded
-    before the cut, of a build it does not keep; the database's size before,
-    after). A build's name is its measurements' artefact."""
+    before the cut, of a build it does not keep among the entries found; the
+    database's size before, after). A build's name is its measurements'
+    artefact."""
+    kept = {e.path.name for e in found if e.store == BUILDS and not _prunable(e, before)}
     size = _database_size(cache)
-    removed = results_db.prune(cache / RESULTS_DB, _held_builds(cache, before), before, dry_run)
+    removed = results_db.prune(cache / RESULTS_DB, kept, before, dry_run)
     return removed, size, size if dry_run else _database_size(cache)
 
 
@@ -149,7 +146,8 @@ def survey(cache: Path, unused_for_days: float, now: float) -> list[str]:
     with unused_for_days would remove."""
     before = now - unused_for_days * DAY
     rows = {store: [0, 0, 0, 0] for store in DIRECTORY_STORES + FILE_STORES}   # entries, size, prunable, its size
-    for entry in entries(cache):
+    found = list(entries(cache))
+    for entry in found:
         row = rows[entry.store]
         row[0] += not entry.leftover
         row[1] += entry.size
@@ -162,7 +160,7 @@ def survey(cache: Path, unused_for_days: float, now: float) -> list[str]:
         lines.append(f"{store + '/':<16}{count:>9,}{_megabytes(size):>13}   {old:,} ({_megabytes(old_size)})")
     if (cache / RESULTS_DB).is_file():
         try:
-            old, size, _ = _results(cache, before, dry_run=True)
+            old, size, _ = _results(cache, found, before, dry_run=True)
             what = f"{old:,} measurements"
         except results_db.ResultsDBError as exc:
             size, what = _database_size(cache), str(exc)
@@ -194,12 +192,13 @@ def prune(cache: Path, unused_for_days: float, now: float, dry_run: bool = False
         except BlockingIOError:
             return [f"ptl cache prune: a run is using {cache}; nothing removed (prune when it has ended)"], 1
         before = now - unused_for_days * DAY
-        chosen = [e for e in entries(cache) if _prunable(e, before)]
+        found = list(entries(cache))
+        chosen = [e for e in found if _prunable(e, before)]
         verb = "would remove" if dry_run else "removed"
         lines, status = [], 0
         if (cache / RESULTS_DB).is_file():   # first: it reads which builds stay
             try:
-                old, size, after = _results(cache, before, dry_run)
+                old, size, after = _results(cache, found, before, dry_run)
                 lines.append(f"ptl cache prune: {RESULTS_DB} {verb} {old:,} measurements recorded "
                              f"{unused_for_days:g} days ago or more whose build is gone"
                              + ("" if dry_run else f", {_megabytes(size)} -> {_megabytes(after)}"))
