@@ -16,8 +16,12 @@ of the pen would:
 
 Comments and string literals are never touched, nor preprocessor lines other
 than the bodies of `#define` (the matmul tiles and the format hooks are
-macros). A mutant's id is stable while the file changes around it: the
-file, the operator, the text of its line (stripped) and which occurrence of
+macros), nor the lines of a branch that no build compiles: `#ifndef M` or
+the `#else` of `#ifdef M` where every build defines M (LIBRARY_MACROS of
+harness/build_units.py: OPTIMIZE). Other conditions are taken as compiled.
+
+A mutant's id is stable while the file changes around it: the file, the
+operator, the text of its line (stripped) and which occurrence of
 that (operator, line) pair in the file it is, counted from the top.
 """
 from __future__ import annotations
@@ -26,6 +30,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness.build_units import LIBRARY_MACROS
 
 RELATIONAL = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 ARITHMETIC = {"+": "-", "-": "+", "*": "/", "/": "*"}
@@ -75,13 +81,62 @@ class Mutant:
         return "".join(lines)
 
 
-def _code_lines(text: str) -> list[tuple[str, bool]]:
+_CONDITIONAL = re.compile(r"\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b(.*)$")
+# The conditions read: `M`, `defined(M)`, `!defined(M)`, `defined M` (a name that
+# every build defines, or not); any other is taken as depending on the build.
+_ONE_NAME = re.compile(r"\s*(!?)\s*(defined\s*\(?\s*)?(\w+)\s*\)?\s*$")
+
+
+class _Branches:
+    """Whether the line at hand is compiled, after the conditional
+    directives so far: each open #if's branch is compiled (True), never
+    compiled (False) or depends on the build (None, taken as compiled)."""
+
+    def __init__(self, defined: frozenset[str]):
+        self.defined = defined
+        self.stack: list[tuple[bool | None, bool]] = []   # (this branch, an earlier one was compiled)
+
+    @property
+    def dead(self) -> bool:
+        return any(branch is False for branch, _ in self.stack)
+
+    def _condition(self, kind: str, rest: str) -> bool | None:
+        m = _ONE_NAME.match(rest)
+        if not m or m.group(3) not in self.defined or (kind == "if" and not m.group(2)):
+            return None
+        return (kind != "ifndef") != (m.group(1) == "!")
+
+    def directive(self, code: str) -> None:
+        m = _CONDITIONAL.match(code)
+        if not m:
+            return
+        kind, rest = m.groups()
+        if kind in ("ifdef", "ifndef", "if"):
+            branch = self._condition(kind, rest)
+            self.stack.append((branch, branch is True))
+        elif not self.stack:
+            return   # unbalanced: the compiler says so, not this
+        elif kind == "endif":
+            self.stack.pop()
+        else:   # else, elif
+            branch, taken = self.stack.pop()
+            taken = taken or branch is True
+            if taken:
+                self.stack.append((False, True))
+            else:
+                self.stack.append((True if kind == "else" and branch is False else None, False))
+
+
+def _code_lines(text: str, defined: frozenset[str] = frozenset()) -> list[tuple[str, bool]]:
     """Each line's code, with comments and string and character literals
     blanked out (same length, so positions match the original line), and
-    whether it is part of a #define. Other preprocessor lines are blank."""
+    whether it is part of a #define. Other preprocessor lines are blank, and
+    so is every line of a branch no build compiles (defined: the macros every
+    build defines)."""
     found = []
     in_comment = continued = False
     directive = None
+    branches = _Branches(defined)
     for line in text.splitlines():
         out = []
         i = 0
@@ -110,6 +165,7 @@ def _code_lines(text: str) -> list[tuple[str, bool]]:
         if not continued:
             directive = None
             if code.lstrip().startswith("#"):
+                branches.directive(code)
                 head = re.match(r"\s*#\s*define\s+\w+(\([^)]*\))?", code)
                 directive = "define" if head else "other"
                 code = " " * head.end() + code[head.end():] if head else ""
@@ -119,7 +175,7 @@ def _code_lines(text: str) -> list[tuple[str, bool]]:
         if continued and directive:
             cut = code.rstrip()
             code = cut[:-1] if cut.endswith("\\") else code
-        found.append((code, directive == "define"))
+        found.append(("" if branches.dead else code, directive == "define"))
     return found
 
 
@@ -174,13 +230,14 @@ def _edits(code: str, is_define: bool, previous: str) -> list[tuple[str, int, in
     return edits
 
 
-def mutants_of(path: Path) -> list[Mutant]:
-    """Every mutant of one source file, in file order."""
+def mutants_of(path: Path, defined: frozenset[str] = frozenset(LIBRARY_MACROS)) -> list[Mutant]:
+    """Every mutant of one source file, in file order (defined: the macros
+    every build defines)."""
     text = path.read_text()
     seen: dict[tuple[str, str], int] = {}
     found = []
     previous = ""
-    for number, (line, (code, is_define)) in enumerate(zip(text.splitlines(), _code_lines(text)), 1):
+    for number, (line, (code, is_define)) in enumerate(zip(text.splitlines(), _code_lines(text, defined)), 1):
         if not code.strip():
             continue
         for operator, start, end, replacement in _edits(code, is_define, previous):

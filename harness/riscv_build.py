@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import toolchain
-from harness.build_units import NUM_CORES_TEAM, Toolchain
+from harness.build_units import LIBRARY_DEFINES, NUM_CORES_TEAM, Toolchain
 from harness.compilers import Arithmetic, Compiler, CompilerChoice
 from harness.build_inputs import RUNTIME_DIR, BuildConfig, BuildError
 
@@ -31,7 +31,7 @@ FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
 # Contraction is left at each compiler's default (GCC: fast, like the PULP
 # toolchain; clang: within expressions). Add -ffp-contract=off to get FP32
 # results bit-identical to the host target's.
-COMMON_FLAGS = ("-std=gnu11", "-O2", "-g", NUM_CORES_TEAM, "-DOPTIMIZE",
+COMMON_FLAGS = ("-std=gnu11", "-O2", "-g", NUM_CORES_TEAM, *LIBRARY_DEFINES,
                 "-ffunction-sections", "-fdata-sections", "-fno-fast-math")
 
 

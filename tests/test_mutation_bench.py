@@ -67,6 +67,43 @@ def test_the_operators(source):
     assert not [m for m in mutants_of(source) if m.operator.startswith("drop") and "const" in m.line]
 
 
+BRANCHES = """\
+#ifdef OPTIMIZE
+#define KIND(opt) ((opt) + 0)
+#else
+#define KIND(opt) ((void)(opt), 0)
+#endif
+#ifndef OPTIMIZE
+int slow = 1;
+#elif FAST > 1
+int fast = 2;
+#endif
+#if !defined(OPTIMIZE)
+int a = 3;
+#else
+#if defined(__clang__) && N > 1
+int b = 4;
+#else
+int c = 5;
+#endif
+#endif
+#ifdef FASTEXPF
+int d = 6;
+#endif
+"""
+
+
+def test_a_branch_that_no_build_compiles_has_no_mutants(tmp_path):
+    path = tmp_path / "pulp_branches_fp32.c"
+    path.write_text(BRANCHES)
+    touched = {m.lineno for m in mutants_of(path, defined=frozenset({"OPTIMIZE"}))}
+    # 4, 7, 12: only without OPTIMIZE; 9 (an #elif after a branch that is
+    # not compiled), 15, 17 (a condition it does not read) and 21 (a macro a
+    # user may define) are taken as compiled
+    assert touched == {2, 9, 15, 17, 21}
+    assert {m.lineno for m in mutants_of(path, defined=frozenset())} == {2, 4, 7, 9, 12, 15, 17, 21}
+
+
 def test_an_id_is_file_operator_line_and_occurrence_and_survives_edits_elsewhere(source):
     before = mutants_of(source)
     twins = [m for m in before if m.line.startswith("y[i] = x[i] * 2.0f") and m.operator == "accumulate"]

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from harness import toolchain as qemu_toolchain
-from harness.build_units import NUM_CORES_TEAM, Toolchain, UnitReport, build_runner
+from harness.build_units import LIBRARY_DEFINES, NUM_CORES_TEAM, Toolchain, UnitReport, build_runner
 from harness.compilers import Arithmetic, Compiler
 from harness.option_values import OptionValueError, from_env, given, label
 from harness.delivery import COMPILED_IN, check as check_delivery, options_from_environment as delivery_options
@@ -107,7 +107,7 @@ class HostTarget(Target):
         if config.sanitize and config.sanitize not in SANITIZERS:
             raise BuildError(f"unknown sanitizer set {config.sanitize!r}; use one of {sorted(SANITIZERS)}")
         flags = ["-std=gnu11", *SANITIZERS.get(config.sanitize, ("-O2", "-g")), "-pthread", NUM_CORES_TEAM,
-                 "-DOPTIMIZE", FP16_DEFINES[config.fp16_format], "-fno-fast-math", "-ffp-contract=off"]
+                 *LIBRARY_DEFINES, FP16_DEFINES[config.fp16_format], "-fno-fast-math", "-ffp-contract=off"]
         if config.sanitize:
             flags += [f"-fsanitize={config.sanitize}", "-fno-omit-frame-pointer",
                       "-fno-sanitize-recover=undefined"]
