@@ -31,3 +31,10 @@ class CaseFailure(Exception):
 
     def __str__(self) -> str:
         return f"[{self.kind}] {self.message}"
+
+    def with_message(self, message: str) -> "CaseFailure":
+        """The same failure, told in other words (a new object: one failure
+        may be the result of several variants)."""
+        told = CaseFailure(self.kind, message)
+        told.delivery = self.delivery
+        return told

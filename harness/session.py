@@ -345,7 +345,7 @@ class Session:
         if todo:
             for variant, result in self._run_case(case, todo).items():
                 if result.failure is not None:
-                    result.failure.message = self.shown(result.failure.message)
+                    result = replace(result, failure=result.failure.with_message(self.shown(result.failure.message)))
                 done[variant] = result
         return {v: done[v] for v in variants}
 
