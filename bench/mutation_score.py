@@ -9,12 +9,13 @@ prints the kill rate per family and every survivor with its reviewed class.
     python bench/mutation_score.py --reviewed                # every reviewed survivor again
     python bench/mutation_score.py --list                    # the sites per family
     python bench/mutation_score.py --combine a.csv b.csv     # one summary of runs that split a sample
+    python bench/mutation_score.py --no-perf-stage ...       # host only (no RISC-V toolchain)
 
 The sample is stratified: every family of FAMILIES gets at least
 sample / (2 x families) mutants, the rest go by each family's share of the
 sites; the same seed draws the same mutants.
 
-A mutant runs in up to three stages, each only if it survived the one before:
+A mutant runs in up to four stages, each only if it survived the one before:
   slice        the family's cases in the mutated file's format (fp32 for a
                file shared by both), one core count per case (3 where the
                case has it, else its largest), stopping at the first failure;
@@ -22,7 +23,15 @@ A mutant runs in up to three stages, each only if it survived the one before:
                the training runs that chain the family (the training family);
   concurrency  the passes of .ci/run on the family: --concurrency-slice 1
                under PTL_TEAM_ORDER reverse, random:1 and random:2, and
-               under --sanitize thread and --sanitize address,undefined.
+               under --sanitize thread and --sanitize address,undefined;
+  perf         the family stage's cases on qemu with --perf-gate against the
+               committed baseline (regression.yml's gate): exact instruction
+               counts, so a mutant that only costs time (a core split that
+               gives one core everything) is killed as `perf`, not by chance.
+               Its threshold is --perf-threshold (default 10%), not CI's 0: at
+               0 any edit that moves one instruction would count as a kill,
+               though it only asks for a baseline update, which would let a
+               bug through. Left out with --no-perf-stage.
 Each stage first runs once on the clean library (no false alarm, and it
 warms the cache). One cache serves every run (--ptl-cache, the bench's
 own: no other run may share it while the bench runs): golden bundles and
@@ -117,7 +126,8 @@ FAMILIES = [
            "div|row_div|row_max|scalar_mul|sm_bw_op_1|sm_bw_op_2|mm_bias_add_transposed"),
     Family("utils", ("pulp_train_utils_*", "pulp_utils_*"), ("utils",), ".*"),
 ]
-STAGES = ("slice", "family", "concurrency")
+STAGES = ("slice", "family", "concurrency", "perf")
+STAGE_TARGET = {"perf": "qemu"}   # else host
 # .ci/run's concurrency passes: (PTL_TEAM_ORDER, --sanitize)
 CONCURRENCY_PASSES = [("reverse", None), ("random:1", None), ("random:2", None), ("free", "thread"),
                       ("free", "address,undefined")]
@@ -212,38 +222,43 @@ class Outcome:
 
 
 class Suite:
-    """Runs the stages' selections of the suite on host, against a library."""
+    """Runs the stages' selections of the suite, against a library."""
 
-    def __init__(self, cache: Path, workdir: Path, run_timeout: float):
+    def __init__(self, cache: Path, workdir: Path, run_timeout: float, stages: tuple[str, ...] = STAGES,
+                 perf_threshold: float = 0.10):
         self.cache = cache
         self.workdir = workdir
         self.run_timeout = run_timeout
-        self._collected: dict[str, list[str]] = {}
+        self.stages = stages
+        self.perf_threshold = perf_threshold
+        self._collected: dict[tuple[str, str], list[str]] = {}
         self._clean: dict[tuple, int] = {}
         self.setup_seconds = 0.0       # collecting and the clean runs: not a mutant's cost
 
-    def collected(self, module: str) -> list[str]:
-        if module not in self._collected:
+    def collected(self, module: str, target: str = "host") -> list[str]:
+        if (module, target) not in self._collected:
             started = time.monotonic()
             run = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", module, "--collect-only", "-q",
-                                  "--target", "host", "-p", "no:xdist"], cwd=ROOT, capture_output=True, text=True,
+                                  "--target", target, "-p", "no:xdist"], cwd=ROOT, capture_output=True, text=True,
                                  env=_environment("free"))
             ids = [line for line in run.stdout.splitlines() if "::" in line]
             if not ids:
-                raise SystemExit(f"collecting --family {module} found nothing:\n{run.stdout[-2000:]}{run.stderr}")
-            self._collected[module] = ids
+                raise SystemExit(f"collecting --family {module} --target {target} found nothing:\n"
+                                 f"{run.stdout[-2000:]}{run.stderr}")
+            self._collected[module, target] = ids
             self.setup_seconds += time.monotonic() - started
-        return self._collected[module]
+        return self._collected[module, target]
 
     def selection(self, family: Family, stage: str, source: str) -> list[str]:
         """The node ids a stage runs for a mutant of `source`."""
         entries = re.compile(f"(?:{family.entries})")
-        ids = [(node, m) for module in family.modules for node in self.collected(module)
+        target = STAGE_TARGET.get(stage, "host")
+        ids = [(node, m) for module in family.modules for node in self.collected(module, target)
                if (m := _VARIANT.search(node)) and entries.fullmatch(m["entry"])]
         if stage != "slice":
             training = re.compile(f"(?:{family.training})") if family.training else None
-            chained = [node for node in self.collected("training") if training and (m := _VARIANT.search(node))
-                       and training.fullmatch(m["entry"])]
+            chained = [node for node in self.collected("training", target) if training
+                       and (m := _VARIANT.search(node)) and training.fullmatch(m["entry"])]
             return [node for node, _ in ids] + chained
         dtypes = {m["dtype"] for _, m in ids}
         wanted = {"fp16"} if "_fp16" in source else {"fp32"} if "_fp32" in source else {"fp32"}
@@ -273,9 +288,12 @@ class Suite:
             reports = Path(tempfile.mkdtemp(prefix="reports-", dir=self.workdir))
             args = reports / "nodes.txt"
             args.write_text("\n".join(nodes) + "\n")
-            argv = [sys.executable, "-m", "pytest", f"@{args}", "-p", "no:xdist", "-q", "--target", "host",
+            argv = [sys.executable, "-m", "pytest", f"@{args}", "-q", "--target", STAGE_TARGET.get(stage, "host"),
                     "--trainlib", str(library), "--reports-dir", str(reports), "--ptl-cache", str(self.cache),
                     "--run-timeout", str(self.run_timeout)]
+            # the perf stage: a whole family on QEMU, whose counts do not depend on the workers beside it
+            argv += (["--perf-gate", "--perf-threshold", str(self.perf_threshold), "-n", "auto"] if stage == "perf"
+                     else ["-p", "no:xdist"])
             argv += ["-x"] if first_failure else []
             argv += ["--concurrency-slice", "1"] if stage == "concurrency" else []
             argv += ["--sanitize", sanitize] if sanitize else []
@@ -309,9 +327,11 @@ class Suite:
         if (not rows and stage != "concurrency") or bad:
             shown = "\n".join(f"  {r['test_id']}: {r['outcome']} {r['failure_class']} {r['message'][:200]}"
                               for r in bad[:10])
+            hint = ("\n(a baseline that no longer matches lib_c: `python -m harness baseline update --run`; "
+                    "or --no-perf-stage)" if stage == "perf" else "")
             raise SystemExit(f"the clean library fails the {stage} stage of {family.name} "
                              f"({len(bad)} of {len(rows)} variants), so no mutant can be judged there:\n"
-                             f"{shown or tail}")
+                             f"{shown or tail}{hint}")
         self._clean[key] = len(rows)
         self.setup_seconds += time.monotonic() - started
         print(f"    clean {family.name} {stage}: {len(rows)} variants passed, {time.monotonic() - started:.0f} s",
@@ -335,7 +355,7 @@ def judge(suite: Suite, mutant: Mutant, family: Family, scratch: Path) -> Outcom
     started, setup = time.monotonic(), suite.setup_seconds
     outcome = Outcome("survived")
     try:
-        for stage in STAGES:
+        for stage in suite.stages:
             nodes = suite.selection(family, stage, mutant.file)
             suite.check_clean(family, stage, nodes)
             rows, tail = suite.run(library, nodes, stage, first_failure=True, built=built)
@@ -489,6 +509,10 @@ def main(argv=None) -> int:
     parser.add_argument("--ptl-cache", type=Path, default=ROOT / ".cache" / "ptl-mutants",
                         help="the harness cache the runs share (default .cache/ptl-mutants)")
     parser.add_argument("--run-timeout", type=float, default=30, help="seconds per runner invocation (default 30)")
+    parser.add_argument("--no-perf-stage", action="store_true",
+                        help="leave out the perf stage (QEMU with the performance gate): host stages only")
+    parser.add_argument("--perf-threshold", type=float, default=0.10,
+                        help="the growth of a variant's instructions that the perf stage kills (default 0.10)")
     parser.add_argument("--csv", type=Path, default=ROOT / "reports" / "bench" / "mutation_score.csv",
                         help="one row per mutant (default reports/bench/mutation_score.csv)")
     args = parser.parse_args(argv)
@@ -517,7 +541,8 @@ def main(argv=None) -> int:
     print(f"{len(everything)} mutation sites in lib_c/sources; running {what}", flush=True)
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="ptl-mutscore-"))
-    suite = Suite(args.ptl_cache, workdir, args.run_timeout)
+    suite = Suite(args.ptl_cache, workdir, args.run_timeout,
+                  tuple(s for s in STAGES if not (args.no_perf_stage and s == "perf")), args.perf_threshold)
     results = []
     try:
         for n, mutant in enumerate(chosen, 1):

@@ -236,3 +236,22 @@ def test_family_chooses_every_site_of_the_family_once_and_an_unknown_name_is_ref
     assert chosen == by_family["elem_loops"] and what == f"{len(chosen)} chosen mutants"
     with pytest.raises(SystemExit, match="no family is called elem_loop; the families: act, "):
         bench.choose(bench.argparse.Namespace(only=None, reviewed=False, family=["elem_loop"]), by_family, {})
+
+
+def test_the_perf_stage_runs_the_family_stage_cases_as_qemu_collects_them(tmp_path, monkeypatch):
+    """The perf stage asks QEMU's collection (a case may exist on one target
+    only), the host stages the host's; it runs the whole family, like the
+    family stage, and the training runs that chain it."""
+    def collected(self, module, target="host"):
+        rows = {"act": [f"suite/test_ops.py::test_op[relu-fp32-fw-n9-direct-c{c}]" for c in (1, 3, 8)],
+                "training": ["suite/test_training.py::test_op[train_cnn-fp32-fw-tiny-direct-c8]"]}[module]
+        return [row.replace("direct", target) for row in rows]
+    monkeypatch.setattr(bench.Suite, "collected", collected)
+    suite = bench.Suite(tmp_path, tmp_path, 30)
+    assert suite.stages == ("slice", "family", "concurrency", "perf")
+    act = next(f for f in bench.FAMILIES if f.name == "act")
+    assert suite.selection(act, "slice", "pulp_act_fp32.c") == ["suite/test_ops.py::test_op[relu-fp32-fw-n9-host-c3]"]
+    perf = suite.selection(act, "perf", "pulp_act_fp32.c")
+    assert perf == [f"suite/test_ops.py::test_op[relu-fp32-fw-n9-qemu-c{c}]" for c in (1, 3, 8)] + \
+        ["suite/test_training.py::test_op[train_cnn-fp32-fw-tiny-qemu-c8]"]
+    assert [s.replace("host", "qemu") for s in suite.selection(act, "family", "pulp_act_fp32.c")] == perf
