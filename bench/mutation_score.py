@@ -1,7 +1,8 @@
 """Mutation score of the suite over lib_c (issue 25): seeded, generated
 one-line mutants of lib_c's sources (bench/mutation_sites.py says which),
-each run on host against the part of the suite that reaches its family;
-prints the kill rate per family and every survivor with its reviewed class.
+each run on host against the part of the suite that reaches its family,
+then, if it survives, on qemu under the performance gate; prints the kill
+rate per family and every survivor with its reviewed class.
 
     python bench/mutation_score.py --sample 160 --seed 1     # the wide net
     python bench/mutation_score.py --only 3f2a9c01d4         # one mutant again (its id)
