@@ -72,12 +72,12 @@ CLUSTER_CORES = c_header.number("ptl_runner.h", "PTL_MAX_CORES")
 _TEAM_VALUE = "ptl_num_cores"
 _CLUSTER_VALUE = f"(ptl_num_cores?ptl_num_cores:{CLUSTER_CORES})"
 NUM_CORES_TEAM = f"-DNUM_CORES={_TEAM_VALUE}"
+NUM_CORES_CLUSTER = ["-UNUM_CORES", f"-DNUM_CORES={_CLUSTER_VALUE}"]
 # Defined in every build of a library, on every target: a branch of
 # `#ifndef OPTIMIZE` is code no build compiles (the mutation bench leaves it
 # out). With it, the published API's opt_matmul_type_* fields choose a kernel.
 LIBRARY_MACROS = ("OPTIMIZE",)
 LIBRARY_DEFINES = tuple(f"-D{macro}" for macro in LIBRARY_MACROS)
-NUM_CORES_CLUSTER = ["-UNUM_CORES", f"-DNUM_CORES={_CLUSTER_VALUE}"]
 _NUM_CORES_DIRECTIVE = re.compile(r"^[ \t]*#[^\n]*\bNUM_CORES\b", re.M)
 _FIELD_QUERY = re.compile(r"\bPTL_HAS_FIELD\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _FUNC_QUERY = re.compile(r"\bPTL_HAS_FUNC\(\s*(\w+)\s*\)")
