@@ -60,6 +60,11 @@ API_ERRORS = ["-Werror=int-conversion", "-Werror=incompatible-pointer-types",
 # float arguments: an error there too.
 LIBRARY_ERRORS = ["-Werror=implicit-function-declaration"]
 FORCED_INCLUDE = RUNTIME_DIR / "include" / "ptl_toolchain_types.h"
+# Defined in every build of a library, on every target: a branch of
+# `#ifndef OPTIMIZE` is code no build compiles (the mutation bench leaves it
+# out). With it, the published API's opt_matmul_type_* fields choose a kernel.
+LIBRARY_MACROS = ("OPTIMIZE",)
+LIBRARY_DEFINES = tuple(f"-D{macro}" for macro in LIBRARY_MACROS)
 # NUM_CORES. The harness builds a library once for every core count: the
 # variant's count is the variable ptl_num_cores (pmsis.h), set before each
 # variant. In an #if, though, an identifier is 0, so a library file that
@@ -73,11 +78,6 @@ _TEAM_VALUE = "ptl_num_cores"
 _CLUSTER_VALUE = f"(ptl_num_cores?ptl_num_cores:{CLUSTER_CORES})"
 NUM_CORES_TEAM = f"-DNUM_CORES={_TEAM_VALUE}"
 NUM_CORES_CLUSTER = ["-UNUM_CORES", f"-DNUM_CORES={_CLUSTER_VALUE}"]
-# Defined in every build of a library, on every target: a branch of
-# `#ifndef OPTIMIZE` is code no build compiles (the mutation bench leaves it
-# out). With it, the published API's opt_matmul_type_* fields choose a kernel.
-LIBRARY_MACROS = ("OPTIMIZE",)
-LIBRARY_DEFINES = tuple(f"-D{macro}" for macro in LIBRARY_MACROS)
 _NUM_CORES_DIRECTIVE = re.compile(r"^[ \t]*#[^\n]*\bNUM_CORES\b", re.M)
 _FIELD_QUERY = re.compile(r"\bPTL_HAS_FIELD\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _FUNC_QUERY = re.compile(r"\bPTL_HAS_FUNC\(\s*(\w+)\s*\)")
