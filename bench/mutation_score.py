@@ -127,8 +127,8 @@ FAMILIES = [
            "div|row_div|row_max|scalar_mul|sm_bw_op_1|sm_bw_op_2|mm_bias_add_transposed"),
     Family("utils", ("pulp_train_utils_*", "pulp_utils_*"), ("utils",), ".*"),
 ]
-STAGES = ("slice", "family", "concurrency", "perf")
-STAGE_TARGET = {"perf": "qemu"}   # else host
+STAGE_TARGET = {"slice": "host", "family": "host", "concurrency": "host", "perf": "qemu"}   # in this order
+STAGES = tuple(STAGE_TARGET)
 # .ci/run's concurrency passes: (PTL_TEAM_ORDER, --sanitize)
 CONCURRENCY_PASSES = [("reverse", None), ("random:1", None), ("random:2", None), ("free", "thread"),
                       ("free", "address,undefined")]
@@ -253,7 +253,7 @@ class Suite:
     def selection(self, family: Family, stage: str, source: str) -> list[str]:
         """The node ids a stage runs for a mutant of `source`."""
         entries = re.compile(f"(?:{family.entries})")
-        target = STAGE_TARGET.get(stage, "host")
+        target = STAGE_TARGET[stage]
         ids = [(node, m) for module in family.modules for node in self.collected(module, target)
                if (m := _VARIANT.search(node)) and entries.fullmatch(m["entry"])]
         if stage != "slice":
@@ -289,7 +289,7 @@ class Suite:
             reports = Path(tempfile.mkdtemp(prefix="reports-", dir=self.workdir))
             args = reports / "nodes.txt"
             args.write_text("\n".join(nodes) + "\n")
-            argv = [sys.executable, "-m", "pytest", f"@{args}", "-q", "--target", STAGE_TARGET.get(stage, "host"),
+            argv = [sys.executable, "-m", "pytest", f"@{args}", "-q", "--target", STAGE_TARGET[stage],
                     "--trainlib", str(library), "--reports-dir", str(reports), "--ptl-cache", str(self.cache),
                     "--run-timeout", str(self.run_timeout)]
             # the perf stage: a whole family on QEMU, whose counts do not depend on the workers beside it

@@ -127,7 +127,7 @@ class _Branches:
                 self.stack.append((True if kind == "else" and branch is False else None, False))
 
 
-def _code_lines(text: str, defined: frozenset[str] = frozenset()) -> list[tuple[str, bool]]:
+def _code_lines(text: str, defined: frozenset[str]) -> list[tuple[str, bool]]:
     """Each line's code, with comments and string and character literals
     blanked out (same length, so positions match the original line), and
     whether it is part of a #define. Other preprocessor lines are blank, and
