@@ -236,7 +236,7 @@ class Suite:
         self._clean: dict[tuple, int] = {}
         self.setup_seconds = 0.0       # collecting and the clean runs: not a mutant's cost
 
-    def collected(self, module: str, target: str = "host") -> list[str]:
+    def collected(self, module: str, target: str) -> list[str]:
         if (module, target) not in self._collected:
             started = time.monotonic()
             run = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", module, "--collect-only", "-q",

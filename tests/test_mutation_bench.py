@@ -242,7 +242,7 @@ def test_the_perf_stage_runs_the_family_stage_cases_as_qemu_collects_them(tmp_pa
     """The perf stage asks QEMU's collection (a case may exist on one target
     only), the host stages the host's; it runs the whole family, like the
     family stage, and the training runs that chain it."""
-    def collected(self, module, target="host"):
+    def collected(self, module, target):
         rows = {"act": [f"suite/test_ops.py::test_op[relu-fp32-fw-n9-direct-c{c}]" for c in (1, 3, 8)],
                 "training": ["suite/test_training.py::test_op[train_cnn-fp32-fw-tiny-direct-c8]"]}[module]
         return [row.replace("direct", target) for row in rows]
