@@ -14,8 +14,8 @@ naming the shard and what is wrong, and writes nothing:
     outcomes;
   - an interrupted shard, or one whose tests did not all run;
   - shards of different targets, library digests, selections or costs,
-    performance-gate settings (gated or not, baseline, threshold) or
-    toolchain fingerprints;
+    performance-gate settings (gated or not, baseline, threshold), team
+    orders or toolchain fingerprints;
   - a shard missing or given twice;
   - shares that overlap or do not add up to the selection;
   - a test id reported twice, outside its shard's share, or not at all.
@@ -156,7 +156,8 @@ def check(shards: list[Shard]) -> None:
     """Raises MergeError unless the shards are exactly one run's."""
     first = shards[0]
     for shard in shards[1:]:
-        for key, what in (("target", "target"), ("library", "library digest"), ("toolchain", "toolchain")):
+        for key, what in (("target", "target"), ("library", "library digest"), ("toolchain", "toolchain"),
+                          ("team_order", "team order")):
             if shard.summary.get(key) != first.summary.get(key):
                 raise MergeError(f"{shard.directory}: {what} {shard.summary.get(key)} differs from "
                                  f"{first.directory}'s {first.summary.get(key)}")
@@ -230,6 +231,7 @@ def merged_summary(shards: list[Shard], rows: list[dict]) -> dict:
     outcomes = Counter(row["outcome"] for row in rows)
     classes = Counter(row["failure_class"] for row in rows if row["outcome"] in ("failed", "error"))
     summary = {"target": first.get("target"), "library": first.get("library"), "toolchain": first.get("toolchain"),
+               "team_order": first.get("team_order", "free"),
                "partial": first.get("partial") or [],   # the shards split one selection: its limits are theirs
                **completeness(sum(s.summary.get("selected") or len(s.spec["ids"]) for s in shards), len(rows), False),
                "outcomes": dict(outcomes),

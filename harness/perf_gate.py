@@ -257,6 +257,10 @@ def update(results: Path, target: str, out: Path | None = None, partial: bool = 
     if path.suffix != ".txt":
         raise BaselineError(f"--out {path}: a baseline is a .txt file (its case seconds go beside it, .seconds)")
     summary, reasons = whole_run(results)
+    order = summary.get("team_order", "free")
+    if order != "free":
+        raise BaselineError(f"{results} was run with PTL_TEAM_ORDER={order}, one core at a time: a baseline "
+                            f"counts the target's own scheduling; run again without it")
     if reasons and not partial:
         raise BaselineError(f"{results} is not a whole run ({'; '.join(reasons)}): nothing changed; add --partial "
                             f"to update only the variants it holds, or update from a whole run")

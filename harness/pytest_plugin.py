@@ -221,6 +221,10 @@ class PtlPlugin:
     def _load_baseline(self) -> dict:
         path = self.baseline_path = Path(self.config.getoption("perf_baseline")
                                          or perf_gate.baseline_path(self.target.name))
+        if self.target.team_order != "free":
+            raise pytest.UsageError(f"--perf-gate: PTL_TEAM_ORDER={self.target.team_order} runs the team one core "
+                                    f"at a time, whose waits count otherwise than the target's own scheduling the "
+                                    f"baseline counts; unset PTL_TEAM_ORDER for the gate")
         if not path.exists():
             raise pytest.UsageError(f"--perf-gate: no baseline at {path}; write one from a run with "
                                     f"`python -m harness baseline update --target {self.target.name}`")
@@ -299,9 +303,18 @@ class PtlPlugin:
                  f"library: {config.getoption('trainlib')}"]
         if reason:
             lines.append(f"ptl target {self.target.name} is NOT available: {reason}")
+        lines += self.team_order_lines()
         if self.target.fallback_reason:
             lines.append(self.fallback_line())
         return lines
+
+    def team_order_lines(self) -> list[str]:
+        """What a run in a sequenced team order says of it: the cores ran one
+        at a time, not as the target runs them."""
+        if self.target.team_order == "free":
+            return []
+        return [f"ptl team order: {self.target.team_order} (PTL_TEAM_ORDER): one core at a time between barriers, "
+                f"not the target's own scheduling"]
 
     def fallback_line(self) -> str:
         return (f"ptl target: fell back to {self.target.name} (--target auto): {self.target.fallback_reason.rstrip('.')}; "
@@ -440,6 +453,7 @@ class PtlPlugin:
                            "perf": self._perf_summary(),
                            "cache_repairs": self.all_cache_warnings(),
                            "target_fallback": self.target.fallback_reason,
+                           "team_order": self.target.team_order,
                            "library": self.library_digest(),
                            "toolchain": self.target.toolchain_fingerprint(),
                            "partial": self.selection_limits(),
@@ -539,6 +553,8 @@ class PtlPlugin:
                 f"runner invocations {s['runner_invocations']}")
         for line in self.build_lines():
             terminalreporter.write_line(f"ptl build {line}")
+        for line in self.team_order_lines():
+            terminalreporter.write_line(line)
         for line in pytest_board.summary_lines(self.target):
             terminalreporter.write_line(line)
         for message in self.all_cache_warnings():

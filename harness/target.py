@@ -161,6 +161,10 @@ class Target(Builder, Runner):
     default_run_timeout: float = DEFAULT_RUN_TIMEOUT
     # Why `--target auto` chose this target instead of the embedded default (None: it did not).
     fallback_reason: str | None = None
+    # How a forked team's cores run (harness/team_order.py): "free", the
+    # target's own scheduling, unless the target takes a sequenced order
+    # (host, qemu: PTL_TEAM_ORDER).
+    team_order: str = "free"
 
     def unavailable_reason(self) -> str | None:
         """Why this target cannot run here (a missing tool, with the fix), or None."""

@@ -192,6 +192,28 @@ def test_the_update_refuses_a_partial_run_and_changes_nothing(tmp_path, summary,
     assert (tmp_path / "qemu.txt").read_text() == before
 
 
+@pytest.mark.parametrize("partial", [False, True])
+def test_the_update_refuses_a_run_in_a_sequenced_team_order(tmp_path, partial):
+    """One core at a time waits otherwise than the target's own schedule:
+    its counts are not the gate's, whole or --partial."""
+    _baseline(tmp_path / "qemu.txt", {"a-k-c1": Counts("instructions", 10, 40)})
+    before = (tmp_path / "qemu.txt").read_text()
+    _write_results(tmp_path / "results.csv", [("a-k-c1", "passed", "qemu", "instructions", 12, 40)],
+                   team_order="reverse")
+    with pytest.raises(BaselineError, match="was run with PTL_TEAM_ORDER=reverse, one core at a time"):
+        perf_gate.update(tmp_path / "results.csv", "qemu", tmp_path / "qemu.txt", partial)
+    assert (tmp_path / "qemu.txt").read_text() == before
+
+
+def test_the_gate_refuses_a_sequenced_team_order_in_one_line():
+    result = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suite" / "test_ops.py"), "--family", "linalg",
+                             "-p", "no:xdist", "-q", "--collect-only", "--target", "qemu", "--perf-gate"], cwd=ROOT,
+                            capture_output=True, text=True, env={**os.environ, "PTL_TEAM_ORDER": "random:3"})
+    assert result.returncode == 4, result.stdout[-2000:] + result.stderr
+    assert result.stderr.startswith("ERROR: --perf-gate: PTL_TEAM_ORDER=random:3 runs the team one core at a time")
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
 def test_an_update_without_the_runs_summary_is_refused(tmp_path):
     _write_results(tmp_path / "results.csv", [("a-k-c1", "passed", "qemu", "instructions", 9, 40)])
     (tmp_path / "summary.json").unlink()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import toolchain
+from harness import team_order, toolchain
 from harness.protocol import decode_records
 from harness.targets import make_target
 from harness.targets.qemu import COUNTS_NAME, ELF_NAME, TEST_SUPPORT, QemuTarget, layout, parse_profile, symbol_ranges
@@ -239,11 +239,68 @@ def test_stack_overflow_hits_the_guard(target, tmp_path_factory, tmp_path):
     assert guard <= crash.tval < guard + layout()["PTL_QEMU_STACK_GUARD"]
 
 
-def test_deadlock_is_killed_at_once(target, tmp_path_factory, tmp_path):
-    raw = run(target, build(target, tmp_path_factory, "test_hang"), tmp_path, timeout=60)
+@pytest.mark.parametrize("order", ["free", "reverse", "random:5"])
+def test_deadlock_is_killed_at_once(target, tmp_path_factory, tmp_path, order):
+    """In a sequenced order too: the cores at the barrier keep waiting for
+    the baton, core 0 for the join, and every hart sleeps."""
+    raw = run(target, build(target, tmp_path_factory, "test_hang", flags=team_order.defines(order)), tmp_path,
+              timeout=60)
     assert raw.timed_out and raw.returncode is None
     assert raw.seconds < 10
     assert b"deadlock" in raw.stderr
+
+
+# ---- sequenced team orders (PTL_TEAM_ORDER) ---------------------------------------------
+
+FORKS = (8, 3, 8)   # test_team_order.c: the cores of each fork; 4 phases each
+
+
+def phase_orders(target, tmp_path_factory, tmp_path, order: str) -> list[list[str]]:
+    """Per fork, per phase, the cores in the order they started the phase."""
+    artefact = build(target, tmp_path_factory, "test_team_order", flags=team_order.defines(order))
+    raw = run(target, artefact, tmp_path / order.replace(":", "-"))
+    assert raw.returncode == 0, raw.stderr
+    lines = [line.split(": ") for line in raw.output.decode().splitlines() if line.startswith("fork ")]
+    assert [int(head.split()[1]) for head, _ in lines] == list(FORKS)
+    return [phases.split() for _, phases in lines]
+
+
+def expected(order: str, n: int, phase: int) -> str:
+    cores = list(range(n))
+    if order == "reverse":
+        cores.reverse()
+    if order == "rotate":
+        cores = cores[phase % n:] + cores[:phase % n]
+    return "".join(map(str, cores))
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse", "rotate"])
+def test_a_sequenced_order_runs_one_core_at_a_time_in_that_order(target, tmp_path_factory, tmp_path, order):
+    assert phase_orders(target, tmp_path_factory, tmp_path, order) == \
+        [[expected(order, n, phase) for phase in range(4)] for n in FORKS]
+
+
+def test_random_orders_are_permutations_drawn_afresh_from_the_seed(target, tmp_path_factory, tmp_path):
+    runs = {order: phase_orders(target, tmp_path_factory, tmp_path, order)
+            for order in ("random:1", "random:2")}
+    for forks in runs.values():
+        for n, phases in zip(FORKS, forks):
+            assert all(sorted(p) == list(expected("forward", n, 0)) for p in phases), phases
+        drawn = [p for phases in forks for p in phases]
+        assert len(set(drawn)) > 4, drawn       # not one order over and over
+    assert runs["random:1"] != runs["random:2"]
+    assert runs["random:1"] == phase_orders(target, tmp_path_factory, tmp_path / "again", "random:1")
+
+
+def test_the_default_build_compiles_no_sequencing(target, tmp_path_factory, tmp_path):
+    """The machine's own order: its counts are the performance baseline's,
+    so the default runtime must not change with the sequenced one."""
+    orders = phase_orders(target, tmp_path_factory, tmp_path, "free")
+    assert all(sorted(p) == list(expected("forward", n, 0)) for n, phases in zip(FORKS, orders) for p in phases)
+    artefact = build(target, tmp_path_factory, "test_team_order")
+    symbols = subprocess.run([toolchain.RISCV_NM, str(artefact / ELF_NAME)], capture_output=True, text=True,
+                             check=True).stdout
+    assert "pass_baton" not in symbols and "seq" not in symbols.split()
 
 
 def test_busy_hang_is_killed_at_the_timeout(target, tmp_path_factory, tmp_path):

@@ -6,7 +6,8 @@ file:line in their frames."""
 import subprocess
 
 from harness.session import sanitizer_report, tsan_race
-from harness.targets.host import HostTarget, is_team_order
+from harness.targets.host import HostTarget
+from harness.team_order import is_team_order
 
 REPORT = b"""ptl: some output first
 ==================

@@ -209,6 +209,8 @@ _DAMAGE = [  # (name, damage to shard 2's reports, the merge's complaint)
      "performance gate .*b.txt.* differs from .* off; every shard needs the same --perf-gate"),
     ("toolchain", _edit_json("summary.json", lambda s, _: s.update(toolchain={"gcc": "13.2.0"})),
      "toolchain {'gcc': '13.2.0'} differs"),
+    ("team-order", _edit_json("summary.json", lambda s, _: s.update(team_order="reverse")),
+     "team order reverse differs from .*'s free"),
     # malformed files: one line each
     ("spec-json", _edit_text("shard.json", lambda t: t[:-5]), "not a shard's reports .*: "),
     ("spec-type", _edit_json("shard.json", lambda s, _: s.update(index="2")),

@@ -113,6 +113,8 @@ OPTIONS = [
      "serial", "PTL_QEMU_CONSOLE=serial: must be one of semihost, uart"),
     ("qemu", "PTL_QEMU_INSN_BUDGET", "2000000", ("insn_budget", 2_000_000),
      "1.5", "PTL_QEMU_INSN_BUDGET=1.5: must be a positive whole number of instructions per measured region"),
+    ("qemu", "PTL_TEAM_ORDER", "reverse", ("team_order", "reverse"),
+     "sideways", "PTL_TEAM_ORDER=sideways: must be a team order: one of free, forward, reverse, rotate or random:SEED"),
     ("host", "PTL_TEAM_ORDER", "random:7", ("team_order", "random:7"),
      "sideways", "PTL_TEAM_ORDER=sideways: must be a team order: one of free, forward, reverse, rotate or random:SEED"),
     ("host", "PTL_HOST_CC", "clang", ("compiler", "clang"), None, None),

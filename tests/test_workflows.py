@@ -175,19 +175,21 @@ def _ci_run_concurrency_passes() -> list[tuple[str, str | None]]:
 def test_the_concurrency_job_runs_the_passes_of_ci_run():
     """The regression workflow runs the concurrency passes that .ci/run runs
     (the TSan and ASan passes and every adversarial team order of its loop), on host,
-    each one whatever the one before it did."""
+    each one whatever the one before it did; and on qemu, the reverse order."""
     job = _load(GITHUB / "workflows" / "regression.yml")["jobs"]["concurrency"]
     assert job["env"]["PTL_TARGET"] == "host"
-    passes = []
+    passes = {"host": [], "qemu": []}
     for step in job["steps"]:
         run = step.get("run", "")
         if "--concurrency-slice" in run:
             assert run.startswith("./ptl regress --concurrency-slice 1 "), run
             sanitize = re.search(r"--sanitize (\S+)", run)
-            passes.append((step.get("env", {}).get("PTL_TEAM_ORDER", "free"), sanitize and sanitize.group(1)))
-            assert passes[1:] == [] or step.get("if") == "${{ !cancelled() }}", \
+            env = {**job["env"], **step.get("env", {})}
+            passes[env["PTL_TARGET"]].append((env.get("PTL_TEAM_ORDER", "free"), sanitize and sanitize.group(1)))
+            assert sum(map(len, passes.values())) == 1 or step.get("if") == "${{ !cancelled() }}", \
                 f"{step['name']} runs only if the pass before it passed"
-    assert passes == _ci_run_concurrency_passes()
+    assert passes["host"] == _ci_run_concurrency_passes()
+    assert passes["qemu"] == [("reverse", None)]
 
 
 def test_the_mutation_bench_runs_the_concurrency_passes_of_ci_run():

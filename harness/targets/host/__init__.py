@@ -3,14 +3,14 @@
 Fast and functional. With --sanitize it builds with ASan/UBSan or TSan to
 find out-of-bounds accesses and races in the parallel kernels.
 
-The team order (team_order) chooses how a forked team's cores run
-(harness/targets/host/runtime/team_pthreads.c, which reads it from the
-runner's environment: run sets PTL_TEAM_ORDER there): "free" (the default)
-runs them all at once; "forward", "reverse" and "rotate" run them one at a
-time, in that order, between barriers, so a missing barrier fails the same
-way on every run, however busy the machine; "random:SEED" runs them one at
-a time in a permutation drawn afresh for every phase from SEED
-(reproducible).
+The team order (team_order, harness/team_order.py) chooses how a forked
+team's cores run (harness/targets/host/runtime/team_pthreads.c, which reads
+it from the runner's environment: run sets PTL_TEAM_ORDER there): "free"
+(the default) runs them all at once; "forward", "reverse" and "rotate" run
+them one at a time, in that order, between barriers, so a missing barrier
+fails the same way on every run, however busy the machine; "random:SEED"
+runs them one at a time in a permutation drawn afresh for every phase from
+SEED (reproducible).
 
 Options (constructor keywords; options_from_environment reads them from the
 environment of a run): compiler (PTL_HOST_CC) and team_order
@@ -26,7 +26,8 @@ from pathlib import Path
 from harness import toolchain as qemu_toolchain
 from harness.build_units import LIBRARY_DEFINES, NUM_CORES_TEAM, Toolchain, UnitReport, build_runner
 from harness.compilers import Arithmetic, Compiler
-from harness.option_values import OptionValueError, from_env, given, label
+from harness import team_order as orders
+from harness.option_values import from_env, given
 from harness.delivery import COMPILED_IN, check as check_delivery, options_from_environment as delivery_options
 from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, RawRun, Target, child_environment,
                             exit_status, run_command, tool_version)
@@ -38,25 +39,9 @@ from harness.target import (RUNTIME_DIR, BuildConfig, BuildError, Capabilities, 
 # higher one can only drop checks, by removing code); -ffp-contract=off and
 # -fno-fast-math fix the numerics at every level.
 SANITIZERS = {"address,undefined": ("-O1", "-g1"), "thread": ("-O2", "-g")}
-TEAM_ORDERS = ("free", "forward", "reverse", "rotate")
 HOST_RUNTIME = Path(__file__).resolve().parent / "runtime"   # the pthreads team and the console
 DEADLOCK_EXIT = exit_status("DEADLOCK")  # cores wait at a barrier the others never reach
 FP16_DEFINES = {"fp16": "-DPTL_FP16_IEEE", "bf16": "-DPTL_FP16_BF16"}
-
-
-def is_team_order(order: str) -> bool:
-    """One of TEAM_ORDERS, or random:SEED with a decimal SEED (team_pthreads.c)."""
-    return order in TEAM_ORDERS or (order.startswith("random:") and order[7:].isdigit() and order[7:].isascii())
-
-
-TEAM_ORDER_ALLOWED = f"one of {', '.join(TEAM_ORDERS)} or random:SEED (SEED a decimal number)"
-
-
-def parse_team_order(name: str, text: str) -> str:
-    """A team order (is_team_order), else OptionValueError."""
-    if not is_team_order(text):
-        raise OptionValueError(f"{label(name, text)}: must be a team order: {TEAM_ORDER_ALLOWED}")
-    return text
 
 
 def options_from_environment(environ: Mapping[str, str]) -> dict:
@@ -64,7 +49,7 @@ def options_from_environment(environ: Mapping[str, str]) -> dict:
     PTL_HOST_CC, team_order from PTL_TEAM_ORDER (unset or empty: the
     default). A bad team order is an OptionValueError."""
     return given({"compiler": from_env("PTL_HOST_CC", None, lambda name, text: text, environ),
-                  "team_order": from_env("PTL_TEAM_ORDER", None, parse_team_order, environ),
+                  "team_order": from_env("PTL_TEAM_ORDER", None, orders.parse, environ),
                   **delivery_options(environ, DELIVERIES)})
 
 
@@ -99,8 +84,8 @@ class HostTarget(Target):
                     tool_version([qemu_toolchain.CLANG19, "--version"]))}
 
     def unavailable_reason(self) -> str | None:
-        if not is_team_order(self.team_order):
-            return f"{self.team_order!r} is not a team order; use {TEAM_ORDER_ALLOWED}"
+        if not orders.is_team_order(self.team_order):
+            return f"{self.team_order!r} is not a team order; use {orders.ALLOWED}"
         return None
 
     def flags(self, config: BuildConfig) -> list[str]:

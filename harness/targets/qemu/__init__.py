@@ -26,9 +26,15 @@ budget (insn_budget, default INSN_BUDGET), at the same instruction on
 every run and whatever the machine's load, instead of after the wall-clock
 --run-timeout, which stays as the last resort.
 
+The harts of a team run in the machine's own order unless team_order
+(harness/team_order.py) names a sequenced one: then the order is compiled
+into the runtime (team_harts.c), one build per order, so that the default
+build's code and counts stay as they are. The performance gate compares
+the machine's own order only.
+
 Options (constructor keywords; options_from_environment reads them from the
-environment of a run): console (PTL_QEMU_CONSOLE) and insn_budget
-(PTL_QEMU_INSN_BUDGET).
+environment of a run): console (PTL_QEMU_CONSOLE), insn_budget
+(PTL_QEMU_INSN_BUDGET) and team_order (PTL_TEAM_ORDER).
 """
 from __future__ import annotations
 
@@ -45,6 +51,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness import c_header, toolchain
+from harness import team_order as orders
 from harness.build_units import Toolchain, UnitReport, build_runner, parallel
 from harness.child_process import die_with_parent
 from harness.compilers import Arithmetic, Compiler
@@ -155,13 +162,15 @@ DELIVERIES = ("loader", COMPILED_IN)    # QEMU's loader, or the payload compiled
 
 def options_from_environment(environ: Mapping[str, str]) -> dict:
     """QemuTarget's keyword arguments from the environment: console from
-    PTL_QEMU_CONSOLE, insn_budget from PTL_QEMU_INSN_BUDGET (unset or
-    empty: the default). A bad value is an OptionValueError."""
+    PTL_QEMU_CONSOLE, insn_budget from PTL_QEMU_INSN_BUDGET, team_order from
+    PTL_TEAM_ORDER (unset or empty: the default). A bad value is an
+    OptionValueError."""
     return given({
         "console": from_env("PTL_QEMU_CONSOLE", None, lambda name, text: choice(name, text, CONSOLES), environ),
         "insn_budget": env_number("PTL_QEMU_INSN_BUDGET", None, f"a positive whole number of instructions per "
                                                                 f"measured region (default {INSN_BUDGET})",
                                   environ, integer=True, minimum=1),
+        "team_order": from_env("PTL_TEAM_ORDER", None, orders.parse, environ),
         **delivery_options(environ, DELIVERIES)})
 
 
@@ -169,10 +178,14 @@ class QemuTarget(RiscvCompiling, Target):
     name = "qemu"
     runtime = RUNTIME
 
-    def __init__(self, console: str = "semihost", insn_budget: int = INSN_BUDGET, delivery: str = "loader"):
+    def __init__(self, console: str = "semihost", insn_budget: int = INSN_BUDGET, delivery: str = "loader",
+                 team_order: str = "free"):
         if console not in CONSOLES:
             raise ValueError(f"QEMU console must be one of {', '.join(CONSOLES)}, not {console!r}")
+        if not orders.is_team_order(team_order):
+            raise ValueError(f"{team_order!r} is not a team order; use {orders.ALLOWED}")
         self.console = console
+        self.team_order = team_order
         self.capabilities = Capabilities(fp16_formats=fp16_formats(), max_cores=HARTS,
                                          counter_unit="instructions",
                                          payload_delivery=check_delivery(self.name, delivery, DELIVERIES))
@@ -191,7 +204,7 @@ class QemuTarget(RiscvCompiling, Target):
                 "picolibc": str(toolchain.picolibc_include()),
                 "host_cc": tool_version([toolchain.HOST_CC, "--version"]),
                 "qemu": tool_version([toolchain.QEMU, "--version"]),
-                "flags": [*COMMON_FLAGS, FP16_DEFINES[config.fp16_format]],
+                "flags": [*COMMON_FLAGS, FP16_DEFINES[config.fp16_format], *orders.defines(self.team_order)],
                 **self.compiler_choice(config).material()}
 
     def toolchain_fingerprint(self) -> dict[str, str]:
@@ -223,7 +236,8 @@ class QemuTarget(RiscvCompiling, Target):
         self._check_format(config.fp16_format)
         core = [p for p in runtime_sources() if p.suffix == ".c"] + list(delivery)
         choice = self.compiler_choice(config)
-        report = build_runner(self.toolchain(config.fp16_format, list(extra_flags), choice.compiler, choice.arithmetic),
+        flags = [*extra_flags, *orders.defines(self.team_order)]
+        report = build_runner(self.toolchain(config.fp16_format, flags, choice.compiler, choice.arithmetic),
                               config.library, core,
                               outdir / ELF_NAME, outdir / "obj", config.objects)
         self._finish(config.fp16_format, outdir)

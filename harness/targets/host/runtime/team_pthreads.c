@@ -10,17 +10,11 @@
  *   free     (default) all cores run at once, as real threads, released
  *            together at the fork and at each barrier. Sanitizers,
  *            ThreadSanitizer above all, need this real concurrency.
- *   forward  sequenced: ONE core runs at a time. Between two barriers (a
- *   reverse  "phase"; fork and return bound the first and the last) each core
- *   rotate   runs in turn until it reaches pi_cl_team_barrier() or returns,
- *   random:S then hands a baton to the next core of the phase's order:
- *              forward  0, 1, ..., n-1 in every phase;
- *              reverse  n-1, ..., 1, 0 in every phase;
- *              rotate   phase p starts at core p mod n: p, p+1, ..., p-1;
- *              random:S a permutation drawn afresh for every phase of every
- *                       fork from the seed S (a decimal number), so two
- *                       runs with the same seed run the same orders.
- *            When every core has arrived at the barrier, the next phase runs.
+ *   forward  sequenced: ONE core runs at a time, each until it reaches
+ *   reverse  pi_cl_team_barrier() or returns, then it hands a baton to the
+ *   rotate   next core of the phase's order (ptl_team_order.h says which
+ *   random:S order each word means). When every core has arrived at the
+ *            barrier, the next phase runs.
  *
  * A sequenced run is deterministic: a kernel that forgets a barrier and reads
  * what another core writes reads, every time, the value from before that
@@ -52,12 +46,13 @@
 
 #include "pmsis.h"
 #include "ptl_platform.h"
+#include "ptl_team_order.h"
 
 #define PTL_MAX_CORES 8
 
 int ptl_num_cores = 1;
 
-enum order_kind { ORDER_FREE, ORDER_FORWARD, ORDER_REVERSE, ORDER_ROTATE, ORDER_RANDOM };
+/* PTL_TEAM_ORDER's words, by enum ptl_team_order (ptl_team_order.h). */
 static const char *const order_names[] = {"free", "forward", "reverse", "rotate", "random"};
 
 enum core_state { CORE_RUNNING, CORE_AT_BARRIER, CORE_RETURNED };
@@ -76,7 +71,7 @@ struct team {
     int nb_cores;
     unsigned generation;     /* bumped by every fork */
     int started;             /* pool threads created */
-    enum order_kind order_kind;
+    enum ptl_team_order order_kind;
     /* Barrier bookkeeping of the current fork, both modes. */
     int arrived;             /* cores waiting at the current barrier */
     int returned;            /* cores that returned from entry() */
@@ -103,34 +98,25 @@ int pi_core_id(void) { return tls_core_id; }
 
 int pi_cl_team_nb_cores(void) { return tls_in_team ? team.nb_cores : 1; }
 
-static enum order_kind read_order(void)
+static enum ptl_team_order read_order(void)
 {
     const char *name = getenv("PTL_TEAM_ORDER");
     if (!name || !*name)
-        return ORDER_FREE;
-    for (unsigned k = 0; k < ORDER_RANDOM; k++)
+        return PTL_ORDER_FREE;
+    for (unsigned k = 0; k < PTL_ORDER_RANDOM; k++)
         if (strcmp(name, order_names[k]) == 0)
-            return (enum order_kind)k;
+            return (enum ptl_team_order)k;
     if (strncmp(name, "random:", 7) == 0 && name[7] >= '0' && name[7] <= '9') {
         char *end;
         team.random_seed = strtoull(name + 7, &end, 10);
         if (!*end) {
             team.random_state = team.random_seed;
-            return ORDER_RANDOM;
+            return PTL_ORDER_RANDOM;
         }
     }
     fprintf(stderr, "ptl: PTL_TEAM_ORDER=%s is not a team order; use free, forward, reverse, rotate or "
                     "random:SEED\n", name);
     exit(3);
-}
-
-/* splitmix64: the next number of the random:S order generator. */
-static uint64_t next_random(void)
-{
-    uint64_t z = (team.random_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 static void list_cores(char *text, size_t size, enum core_state state)
@@ -150,7 +136,7 @@ static void deadlock(void)
     list_cores(waiting, sizeof waiting, CORE_AT_BARRIER);
     list_cores(gone, sizeof gone, CORE_RETURNED);
     char seed_text[32] = "";
-    if (team.order_kind == ORDER_RANDOM)
+    if (team.order_kind == PTL_ORDER_RANDOM)
         snprintf(seed_text, sizeof seed_text, ":%llu", team.random_seed);
     fflush(stdout);
     fprintf(stderr,
@@ -166,20 +152,7 @@ static void deadlock(void)
 
 static void make_order(void)
 {
-    const int n = team.nb_cores;
-    for (int i = 0; i < n; i++) {
-        switch (team.order_kind) {
-        case ORDER_REVERSE: team.order[i] = n - 1 - i; break;
-        case ORDER_ROTATE: team.order[i] = (int)((team.phase + (unsigned)i) % (unsigned)n); break;
-        default: team.order[i] = i; break;
-        }
-    }
-    if (team.order_kind == ORDER_RANDOM) /* Fisher-Yates */
-        for (int i = n - 1; i > 0; i--) {
-            const int j = (int)(next_random() % (uint64_t)(i + 1)), t = team.order[i];
-            team.order[i] = team.order[j];
-            team.order[j] = t;
-        }
+    ptl_team_make_order(team.order_kind, team.nb_cores, team.phase, &team.random_state, team.order);
     team.pos = 0;
     team.baton = team.order[0];
 }
@@ -271,7 +244,7 @@ static void run_share(int core_id)
 {
     tls_core_id = core_id;
     tls_in_team = 1;
-    if (team.order_kind != ORDER_FREE) {
+    if (team.order_kind != PTL_ORDER_FREE) {
         pthread_mutex_lock(&team.lock);
         wait_for_baton(core_id);
         pthread_mutex_unlock(&team.lock);
@@ -284,7 +257,7 @@ static void run_share(int core_id)
     pthread_mutex_lock(&team.lock);
     team.state[core_id] = CORE_RETURNED;
     team.returned++;
-    if (team.order_kind != ORDER_FREE) {
+    if (team.order_kind != PTL_ORDER_FREE) {
         pass_baton();
     } else {
         if (team.arrived > 0 && team.arrived + team.returned == team.nb_cores)
@@ -352,7 +325,7 @@ void pi_cl_team_fork(int nb_cores, void (*entry)(void *), void *arg)
     team.returned = 0;
     team.phase = 0;
     memset(team.state, CORE_RUNNING, sizeof team.state);
-    if (team.order_kind != ORDER_FREE)
+    if (team.order_kind != PTL_ORDER_FREE)
         make_order();
     atomic_store_explicit(&team.gate, 0, memory_order_relaxed); /* published by the lock */
     team.generation++;
@@ -376,7 +349,7 @@ void pi_cl_team_barrier(void)
     pthread_mutex_lock(&team.lock);
     team.state[me] = CORE_AT_BARRIER;
     team.arrived++;
-    if (team.order_kind != ORDER_FREE) {
+    if (team.order_kind != PTL_ORDER_FREE) {
         pass_baton();
         wait_for_baton(me);
     } else if (team.arrived + team.returned < team.nb_cores) {

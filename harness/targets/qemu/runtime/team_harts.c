@@ -10,6 +10,13 @@
  *            worker IPIs it back.
  *   barrier: generation barrier; the last arriver bumps the phase and IPIs
  *            the other members.
+ *
+ * Under -icount one thread runs the harts in turn, a hart until it sleeps, so
+ * the machine's own order is close to forward (README, "Concurrency
+ * checks"). A build with -DPTL_TEAM_ORDER=PTL_ORDER_<X> (and -DPTL_TEAM_SEED
+ * for random) runs the team in a sequenced order of ptl_team_order.h
+ * instead: a baton goes from core to core, and a hart without it sleeps. The
+ * default build compiles none of it, so its counts are unchanged.
  */
 #include "pmsis.h"
 #include "ptl_qemu_hw.h"
@@ -38,10 +45,70 @@ int pi_core_id(void) { return (int)ptl_hart_id(); }
 
 int pi_cl_team_nb_cores(void) { return team.in_team[ptl_hart_id()] ? team.nb_cores : 1; }
 
+#ifdef PTL_TEAM_ORDER
+#include "ptl_team_order.h"
+#ifndef PTL_TEAM_SEED
+#define PTL_TEAM_SEED 0
+#endif
+
+/* The sequenced team; only the baton holder changes it. */
+static struct {
+    volatile int baton;                     /* the hart that may run; -1: none */
+    int order[PTL_QEMU_MAX_HARTS];          /* the phase's cores, in turn */
+    int pos;                                /* the baton holder's index in order[] */
+    unsigned phase;                         /* barriers opened in this fork */
+    int returned;                           /* cores that returned from entry() */
+    uint64_t random_state;
+} seq __attribute__((section(".data"))) = {.baton = -1, .random_state = PTL_TEAM_SEED};
+
+static void give_baton(int hart)
+{
+    __atomic_store_n(&seq.baton, hart, __ATOMIC_RELEASE);
+    if (hart >= 0 && (uint32_t)hart != ptl_hart_id())
+        ptl_ipi_send((uint32_t)hart);
+}
+
+static void start_phase(void)
+{
+    ptl_team_make_order(PTL_TEAM_ORDER, team.nb_cores, seq.phase, &seq.random_state, seq.order);
+    seq.pos = 0;
+    give_baton(seq.order[0]);
+}
+
+static void wait_for_baton(uint32_t hart)
+{
+    while (__atomic_load_n(&seq.baton, __ATOMIC_ACQUIRE) != (int)hart)
+        ptl_ipi_wait();
+}
+
+/* The holder reached a barrier or returned: the next core of the phase runs,
+ * or the phase ends. Cores that wait at a barrier that others returned
+ * without reaching keep waiting: every hart sleeps, and QEMU's warning ends
+ * the run as a deadlock, as a cluster would hang. */
+static void pass_baton(void)
+{
+    if (++seq.pos < team.nb_cores) {
+        give_baton(seq.order[seq.pos]);
+    } else if (seq.returned > 0) {   /* the fork's end, or a deadlock */
+        give_baton(-1);
+    } else {                          /* every core at the barrier */
+        seq.phase++;
+        start_phase();
+    }
+}
+#endif
+
 static void run_share(uint32_t hart)
 {
     team.in_team[hart] = 1;
+#ifdef PTL_TEAM_ORDER
+    wait_for_baton(hart);
     team.entry(team.arg);
+    seq.returned++;
+    pass_baton();
+#else
+    team.entry(team.arg);
+#endif
     team.in_team[hart] = 0;
 }
 
@@ -73,6 +140,11 @@ void pi_cl_team_fork(int nb_cores, void (*entry)(void *), void *arg)
     team.arg = arg;
     team.nb_cores = nb_cores;
     team.arrived = 0;
+#ifdef PTL_TEAM_ORDER
+    seq.phase = 0;
+    seq.returned = 0;
+    start_phase();
+#endif
     __atomic_store_n(&team.running, (uint32_t)nb_cores - 1, __ATOMIC_RELEASE);
     uint32_t generation = ++team.generation;
     for (int hart = 1; hart < nb_cores; hart++) {
@@ -91,6 +163,10 @@ void pi_cl_team_barrier(void)
     uint32_t hart = ptl_hart_id();
     if (!team.in_team[hart] || team.nb_cores <= 1)
         return;
+#ifdef PTL_TEAM_ORDER
+    pass_baton();
+    wait_for_baton(hart);
+#else
     uint32_t phase = __atomic_load_n(&team.phase, __ATOMIC_ACQUIRE);
     if (__atomic_add_fetch(&team.arrived, 1, __ATOMIC_ACQ_REL) == (uint32_t)team.nb_cores) {
         /* Nobody can arrive at the next barrier before seeing the new phase,
@@ -104,6 +180,7 @@ void pi_cl_team_barrier(void)
         while (__atomic_load_n(&team.phase, __ATOMIC_ACQUIRE) == phase)
             ptl_ipi_wait();
     }
+#endif
 }
 
 /* ---- Performance counters ----------------------------------------------------------
