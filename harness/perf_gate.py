@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.files import write_atomically
-from harness import sharding
+from harness import sharding, team_order
 from harness.reports import incomplete
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -257,10 +257,8 @@ def update(results: Path, target: str, out: Path | None = None, partial: bool = 
     if path.suffix != ".txt":
         raise BaselineError(f"--out {path}: a baseline is a .txt file (its case seconds go beside it, .seconds)")
     summary, reasons = whole_run(results)
-    order = summary.get("team_order", "free")
-    if order != "free":
-        raise BaselineError(f"{results} was run with PTL_TEAM_ORDER={order}, one core at a time: a baseline "
-                            f"counts the target's own scheduling; run again without it")
+    if refusal := team_order.timing_refusal(summary.get("team_order", "free")):
+        raise BaselineError(f"{results}: {refusal}, and run again")
     if reasons and not partial:
         raise BaselineError(f"{results} is not a whole run ({'; '.join(reasons)}): nothing changed; add --partial "
                             f"to update only the variants it holds, or update from a whole run")

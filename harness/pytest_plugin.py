@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from harness import (cache_layout, catalogue, concurrency_slice, expectations, failure_summary, failures,
-                     library_snapshot, option_values, perf_gate, sharding)
+                     library_snapshot, option_values, perf_gate, sharding, team_order)
 from harness.autotune import pytest_tune
 from harness.board import pytest_board
 from harness.buildcache import digest_files
@@ -221,10 +221,8 @@ class PtlPlugin:
     def _load_baseline(self) -> dict:
         path = self.baseline_path = Path(self.config.getoption("perf_baseline")
                                          or perf_gate.baseline_path(self.target.name))
-        if self.target.team_order != "free":
-            raise pytest.UsageError(f"--perf-gate: PTL_TEAM_ORDER={self.target.team_order} runs the team one core "
-                                    f"at a time, whose waits count otherwise than the target's own scheduling the "
-                                    f"baseline counts; unset PTL_TEAM_ORDER for the gate")
+        if refusal := team_order.timing_refusal(self.target.team_order):
+            raise pytest.UsageError(f"--perf-gate: {refusal}")
         if not path.exists():
             raise pytest.UsageError(f"--perf-gate: no baseline at {path}; write one from a run with "
                                     f"`python -m harness baseline update --target {self.target.name}`")
@@ -685,6 +683,8 @@ def validate_options(config) -> None:
     _check_numbers(config, target)
     selected_families(config.getoption("family"))    # a name the catalogue has not: one usage error
     pytest_tune.check_options(config, TUNER_MODULE, lambda: choose_target(target).capabilities.max_cores)
+    if config.getoption("tune") and (refusal := team_order.timing_refusal(choose_target(target).team_order)):
+        bad("--tune", config.getoption("tune"), refusal)
     directories = {"--reports-dir": config.getoption("reports_dir"), "--ptl-cache": config.getoption("ptl_cache"),
                    "PTL_OBJECTS_DIR": os.environ.get("PTL_OBJECTS_DIR")}
     for label, value in directories.items():

@@ -34,3 +34,12 @@ def defines(order: str) -> list[str]:
         return []
     kind, _, seed = order.partition(":")
     return [f"-DPTL_TEAM_ORDER=PTL_ORDER_{kind.upper()}", *([f"-DPTL_TEAM_SEED={int(seed)}ull"] if seed else [])]
+
+
+def timing_refusal(order: str) -> str | None:
+    """Why what times the target (the performance gate and its baseline,
+    the autotuner) refuses a run in `order`, or None for "free"."""
+    if order == "free":
+        return None
+    return (f"PTL_TEAM_ORDER={order} runs the team one core at a time, whose waits count otherwise than the "
+            f"target's own scheduling; unset PTL_TEAM_ORDER")

@@ -690,6 +690,26 @@ def test_a_kernel_that_spins_is_a_timeout_at_its_budget_and_hides_no_other_varia
                                                           if r["outcome"] != "passed"][:5]
 
 
+@pytest.mark.skipif(toolchain.unavailable_reason() is not None,
+                    reason=f"QEMU toolchain: {toolchain.unavailable_reason()}")
+def test_qemu_in_reverse_order_sees_the_missing_barrier_its_own_round_robin_hides(tmp_path, cache_dir):
+    """QEMU runs the harts of a phase about in core order (README,
+    "Concurrency checks"), so a core that reads a LOWER core's output
+    without a barrier reads it written. PTL_TEAM_ORDER=reverse on qemu
+    (compiled into team_harts.c) runs core 0 last and the bug shows, as
+    numeric failures naming the variant."""
+    mutation = next(m for m in MUTATIONS if m.name == "missing_barrier_before_bias")
+    mutant = mutant_library(tmp_path / "lib", SourceEdit(mutation.file, mutation.original, mutation.mutated))
+    outcomes = {}
+    for order in ("free", "reverse"):
+        rows, texts = run_slice(mutant, mutation.must_fail, tmp_path / order, cache_dir, team_order=order,
+                                target="qemu")
+        assert [r["test_id"] for r in rows] == [mutation.must_fail]
+        outcomes[order] = (rows[0]["outcome"], rows[0]["failure_class"])
+    assert outcomes == {"free": ("passed", ""), "reverse": ("failed", "numeric")}, outcomes
+    assert "kernel=mm_M " in texts[mutation.must_fail] and "ULP" in texts[mutation.must_fail]
+
+
 # Issue 25, class 1: a race between cores that no team order shows. Every
 # core stages its rows in slot 0 of BUFF instead of its own slot: each core
 # copies a row in and straight out again, so sequenced orders (one core at a

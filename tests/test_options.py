@@ -101,6 +101,21 @@ def test_tune_cores_0_in_the_pytest_mode_is_one_error_before_any_test(tmp_path):
     assert "Traceback" not in result.stdout + result.stderr and " error" not in result.stdout
 
 
+@pytest.mark.parametrize("command", [
+    [sys.executable, "-m", "pytest", "suite/test_autotune.py", "-p", "no:xdist", "-q", "--tune", "networks/ds_cnn.toml",
+     "--target", "host", "--reports-dir", "{tmp}"],
+    [sys.executable, "-m", "harness", "autotune", "networks/ds_cnn.toml", "--target", "host", "--reports-dir", "{tmp}"],
+], ids=["pytest-mode", "cli"])
+def test_the_autotuner_refuses_a_sequenced_team_order_in_one_line(tmp_path, command):
+    """It times the target's own scheduling; one core at a time is not that."""
+    result = subprocess.run([arg.replace("{tmp}", str(tmp_path)) for arg in command], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120, env={**os.environ, "PTL_TEAM_ORDER": "reverse"})
+    assert result.returncode in (USAGE_ERROR, 2), result.stdout + result.stderr
+    assert "PTL_TEAM_ORDER=reverse runs the team one core at a time" in result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert not any(tmp_path.iterdir())
+
+
 def test_the_cli_passes_a_bad_target_to_the_same_check():
     result = subprocess.run([sys.executable, "-m", "harness", "regress", "--target", "nosuch", "-n", "0"],
                             capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -200,7 +200,7 @@ def test_the_update_refuses_a_run_in_a_sequenced_team_order(tmp_path, partial):
     before = (tmp_path / "qemu.txt").read_text()
     _write_results(tmp_path / "results.csv", [("a-k-c1", "passed", "qemu", "instructions", 12, 40)],
                    team_order="reverse")
-    with pytest.raises(BaselineError, match="was run with PTL_TEAM_ORDER=reverse, one core at a time"):
+    with pytest.raises(BaselineError, match="results.csv: PTL_TEAM_ORDER=reverse runs the team one core at a time"):
         perf_gate.update(tmp_path / "results.csv", "qemu", tmp_path / "qemu.txt", partial)
     assert (tmp_path / "qemu.txt").read_text() == before
 

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness import cache_layout
+from harness import cache_layout, team_order
 from harness.autotune.layers import STEPS, Network, NetworkError, load_network
 from harness.autotune.names import macro_prefixes
 from harness.autotune.outputs import best_record, write_all
@@ -208,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         target = choose_target(args.target)
     except OptionValueError as exc:   # a target's environment variable, e.g. PTL_TEAM_ORDER=sideways
         p.error(str(exc))
+    if refusal := team_order.timing_refusal(target.team_order):
+        p.error(refusal)
     cores = _cores(args.cores, target.capabilities.max_cores, p.error)
     l1 = args.l1_bytes or target.capabilities.l1_bytes or 64 * 1024
     if not args.replay and target.unavailable_reason():
