@@ -41,8 +41,10 @@ edit reaches; each mutant's runner artefacts are removed after it.
 
 A mutant that does not compile is stillborn and not counted. A survivor's
 class is a person's call, written in bench/mutation_survivors.toml by its
-id (file, operator, line, occurrence): `equivalent`, with the reason no
-output can change, or `gap`. A survivor not in that file is printed as
+id (file, operator, line, occurrence) and the line it makes (mutated, which
+tells the mutants of one line apart): `equivalent`, with the reason no
+output can change, or `gap`. A review whose id no longer makes that line is
+left out, with a warning. A survivor not in that file is printed as
 `unreviewed` and counts as a gap. The kill rate is killed / (killed + gaps):
 equivalent mutants are left out. The committed mutation checks
 (tests/test_mutations.py) are the narrow, reviewed set; this is the wide net
@@ -185,6 +187,7 @@ def stratified_sample(by_family: dict[str, list[Mutant]], count: int, seed: int)
 class Review:
     cls: str
     reason: str
+    mutated: str     # the line as the reviewed mutant makes it: which mutant of its line the review means
 
 
 def load_reviews(path: Path = REVIEW) -> dict[tuple[str, str, str, int], Review]:
@@ -194,10 +197,10 @@ def load_reviews(path: Path = REVIEW) -> dict[tuple[str, str, str, int], Review]
     reviews = {}
     for n, entry in enumerate(tomllib.loads(path.read_text()).get("survivor", []), 1):
         where = f"{path.name}, survivor {n}"
-        missing = {"file", "operator", "line", "occurrence", "class"} - set(entry)
+        missing = {"file", "operator", "line", "occurrence", "mutated", "class"} - set(entry)
         if missing:
             raise SystemExit(f"{where}: missing {sorted(missing)}; each survivor names file, operator, line, "
-                             f"occurrence and class")
+                             f"occurrence, mutated and class")
         if entry["class"] not in CLASSES:
             raise SystemExit(f"{where}: class {entry['class']!r}, expected one of {CLASSES}")
         if entry["class"] == "equivalent" and not entry.get("reason", "").strip():
@@ -205,8 +208,22 @@ def load_reviews(path: Path = REVIEW) -> dict[tuple[str, str, str, int], Review]
         key = (entry["file"], entry["operator"], entry["line"], int(entry["occurrence"]))
         if key in reviews:
             raise SystemExit(f"{where}: reviewed twice: {key}")
-        reviews[key] = Review(entry["class"], entry.get("reason", "").strip())
+        reviews[key] = Review(entry["class"], entry.get("reason", "").strip(), entry["mutated"])
     return reviews
+
+
+def stale_reviews(reviews: dict, mutants: list[Mutant]) -> dict[tuple, str]:
+    """The reviews that no longer name the mutant they were written for, and
+    why: its line changed or vanished, or the key now makes another mutant
+    of the line (the review's `mutated` is not the mutant's)."""
+    by_key = {m.key: m for m in mutants}
+    stale = {}
+    for key, review in reviews.items():
+        if key not in by_key:
+            stale[key] = "no such mutant (its line changed or vanished)"
+        elif by_key[key].mutated != review.mutated:
+            stale[key] = f"that key makes {by_key[key].mutated!r}, the review is of {review.mutated!r}"
+    return stale
 
 
 # ---- running the suite ------------------------------------------------------------------------------------
@@ -520,11 +537,10 @@ def main(argv=None) -> int:
     reviews = load_reviews()
     by_family = all_mutants()
     everything = {m.id: m for ms in by_family.values() for m in ms}
-    keys = {m.key for m in everything.values()}
-    for key in reviews:
-        if key not in keys:
-            print(f"warning: {REVIEW.name} reviews a mutant that no longer exists (its line changed?): {key}",
-                  file=sys.stderr)
+    for key, why in stale_reviews(reviews, list(everything.values())).items():
+        print(f"warning: {REVIEW.name}: a review of {key} no longer holds, so it is left out: {why}",
+              file=sys.stderr)
+        del reviews[key]
     if args.list:
         for family in FAMILIES:
             mutants = by_family.get(family.name, [])

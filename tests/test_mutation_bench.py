@@ -163,17 +163,36 @@ def test_the_sample_reaches_every_family_and_follows_its_seed():
 def test_the_reviewed_survivors_are_real_mutants_with_a_class_and_a_reason():
     reviews = bench.load_reviews()
     assert reviews, "bench/mutation_survivors.toml lists the reviewed survivors"
-    keys = {m.key for ms in bench.all_mutants().values() for m in ms}
-    gone = [key for key in reviews if key not in keys]
-    assert not gone, f"reviewed mutants whose line changed or vanished: {gone}; review them again"
+    stale = bench.stale_reviews(reviews, [m for ms in bench.all_mutants().values() for m in ms])
+    assert not stale, f"reviews that no longer name their mutant: {stale}; review them again"
     for key, review in reviews.items():
         assert review.cls in ("equivalent", "gap") and review.reason, key
+
+
+def test_a_review_names_which_mutant_of_its_line_it_means(tmp_path):
+    """The mutants of one line's literals differ only in their occurrence;
+    the review's mutated line tells a review of the wrong one (session 45
+    wrote occurrence 0 for the 4x2 tile set's mutant that was occurrence 3)."""
+    path = tmp_path / "pulp_sets_fp32.c"
+    path.write_text("void g(void)\n{\n    set(4, 2, 1);\n}\n")
+    mutants = [m for m in mutants_of(path) if m.operator == "constant +1"]
+    assert [(m.occurrence, m.mutated) for m in mutants] == [(0, "set(5, 2, 1);"), (1, "set(4, 3, 1);"),
+                                                            (2, "set(4, 2, 2);")]
+    meant = bench.Review("equivalent", "the last argument 1 -> 2", "set(4, 2, 2);")
+    assert bench.stale_reviews({mutants[2].key: meant}, mutants) == {}
+    assert bench.stale_reviews({mutants[0].key: meant}, mutants) == {
+        mutants[0].key: "that key makes 'set(5, 2, 1);', the review is of 'set(4, 2, 2);'"}
+    gone = ("pulp_sets_fp32.c", "constant +1", "set(4, 2, 0);", 0)
+    assert "no such mutant" in bench.stale_reviews({gone: meant}, mutants)[gone]
 
 
 def test_a_malformed_review_is_an_error_naming_it(tmp_path):
     path = tmp_path / "survivors.toml"
     path.write_text('[[survivor]]\nfile = "a.c"\noperator = "swap < <="\nline = "x;"\noccurrence = 0\n'
                     'class = "equivalent"\n')
+    with pytest.raises(SystemExit, match="survivor 1: missing \\['mutated'\\]"):
+        bench.load_reviews(path)
+    path.write_text(path.read_text().replace('occurrence = 0\n', 'occurrence = 0\nmutated = "y;"\n'))
     with pytest.raises(SystemExit, match="survivor 1: an equivalent mutant needs its reason"):
         bench.load_reviews(path)
     path.write_text(path.read_text().replace('"equivalent"', '"harmless"'))
@@ -186,7 +205,8 @@ def test_the_kill_rate_leaves_out_equivalents_and_counts_unreviewed_as_gaps(sour
     family = bench.FAMILIES[0]
     outcomes = [bench.Outcome("killed", "slice", ["numeric"]), bench.Outcome("killed", "family", ["numeric"]),
                 bench.Outcome("survived"), bench.Outcome("survived"), bench.Outcome("stillborn", "slice", ["build"])]
-    reviews = {mutants[2].key: bench.Review("equivalent", "the branch assigns the value it already has")}
+    reviews = {mutants[2].key: bench.Review("equivalent", "the branch assigns the value it already has",
+                                            mutants[2].mutated)}
     text, killed, gaps = bench.summary(list(zip(mutants, [family] * 5, outcomes)), reviews)
     assert (killed, gaps) == (2, 1)
     assert "kill rate: 2 of 3 non-equivalent mutants (66.7%)" in text
