@@ -524,8 +524,9 @@ def main(argv=None) -> int:
     parser.add_argument("--combine", nargs="+", type=Path, metavar="CSV",
                         help="print one summary of the results of runs that each ran a part of a sample "
                              "(--only), each mutant once, and exit")
-    parser.add_argument("--ptl-cache", type=Path, default=ROOT / ".cache" / "ptl-mutants",
-                        help="the harness cache the runs share (default .cache/ptl-mutants)")
+    parser.add_argument("--ptl-cache", type=Path, default=cache_layout.default_root().with_name("ptl-mutants"),
+                        help="the harness cache the mutants' runs share, apart from the user's (default: ptl-mutants "
+                             "beside the harness cache, .cache/ptl-mutants unless PTL_CACHE_DIR moves it)")
     parser.add_argument("--run-timeout", type=float, default=30, help="seconds per runner invocation (default 30)")
     parser.add_argument("--no-perf-stage", action="store_true",
                         help="leave out the perf stage (QEMU with the performance gate): host stages only")
