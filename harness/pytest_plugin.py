@@ -704,6 +704,19 @@ def _check_target_environment(target: str) -> None:
             environment_options(name)
     except option_values.OptionValueError as exc:
         raise pytest.UsageError(str(exc)) from None
+    order = os.environ.get("PTL_TEAM_ORDER", "")
+    if order not in ("", "free") and not any(_takes_team_order(name) for name in candidates(target)):
+        takers = " and ".join(name for name in target_names() if _takes_team_order(name))
+        raise pytest.UsageError(f"PTL_TEAM_ORDER={order}: the {target} target runs its team its own way only, and "
+                                f"would ignore it; {takers} take a team order (or unset PTL_TEAM_ORDER)")
+
+
+def _takes_team_order(name: str) -> bool:
+    """Whether target `name` reads PTL_TEAM_ORDER (set, and valid where read)."""
+    try:
+        return "team_order" in environment_options(name)
+    except option_values.OptionValueError:   # another variable of that target: not this run's concern
+        return False
 
 
 def _check_numbers(config, target: str) -> None:

@@ -67,6 +67,23 @@ def test_a_bad_environment_variable_is_one_usage_error_naming_it(variable, value
     assert "Traceback" not in result.stdout + result.stderr and "INTERNALERROR" not in result.stdout
 
 
+@pytest.mark.parametrize("target", ["gvsoc", "board"])
+def test_a_team_order_for_a_target_that_has_none_is_one_usage_error(target):
+    """A target that would ignore PTL_TEAM_ORDER says so, instead of running
+    its own schedule under a name that promises another."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist",
+                             "-q", "--collect-only", "--target", target], capture_output=True, text=True, cwd=ROOT,
+                            timeout=120, env={**os.environ, "PTL_TEAM_ORDER": "reverse"})
+    assert result.returncode == USAGE_ERROR, result.stdout + result.stderr
+    assert result.stderr.strip() == (f"ERROR: PTL_TEAM_ORDER=reverse: the {target} target runs its team its own way "
+                                     f"only, and would ignore it; host and qemu take a team order (or unset "
+                                     f"PTL_TEAM_ORDER)")
+    free = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist",
+                           "-q", "--collect-only", "--target", target], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120, env={**os.environ, "PTL_TEAM_ORDER": "free"})
+    assert "PTL_TEAM_ORDER" not in free.stderr, free.stderr
+
+
 @pytest.mark.parametrize("value, gated", [("1", True), ("TRUE", True), ("yes", True), ("on", True),
                                           ("0", False), ("false", False), ("No", False), ("off", False), ("", False)])
 def test_ptl_perf_gate_takes_the_usual_spellings_and_0_is_off(tmp_path, value, gated):
