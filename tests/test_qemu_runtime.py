@@ -292,6 +292,22 @@ def test_random_orders_are_permutations_drawn_afresh_from_the_seed(target, tmp_p
     assert runs["random:1"] == phase_orders(target, tmp_path_factory, tmp_path / "again", "random:1")
 
 
+def test_the_host_team_runs_the_same_orders(target, tmp_path_factory, tmp_path):
+    """One meaning per word (ptl_team_order.h): the host's pthreads team,
+    given the order in its environment, runs the phases as the harts do."""
+    from harness.target import RUNTIME_DIR
+    from harness.targets.host import HOST_RUNTIME
+    program = tmp_path / "test_team_order"
+    subprocess.run(["gcc", "-O1", "-pthread", f"-I{RUNTIME_DIR / 'include'}", "-DNUM_CORES=ptl_num_cores",
+                    *map(str, sorted(HOST_RUNTIME.glob("*.c"))), str(TESTS / "test_team_order.c"),
+                    *map(str, TEST_SUPPORT), "-o", str(program), "-lm"], check=True)
+    for order in ("reverse", "rotate", "random:1"):
+        host = subprocess.run([str(program)], capture_output=True, text=True, check=True, timeout=60,
+                              env={"PTL_TEAM_ORDER": order}).stdout
+        assert [line.split(": ")[1].split() for line in host.splitlines()] == \
+            phase_orders(target, tmp_path_factory, tmp_path, order), order
+
+
 def test_the_default_build_compiles_no_sequencing(target, tmp_path_factory, tmp_path):
     """The machine's own order: its counts are the performance baseline's,
     so the default runtime must not change with the sequenced one."""
