@@ -15,7 +15,9 @@ import pytest
 
 from harness import team_order, toolchain
 from harness.protocol import decode_records
+from harness.target import RUNTIME_DIR
 from harness.targets import make_target
+from harness.targets.host import HOST_RUNTIME
 from harness.targets.qemu import COUNTS_NAME, ELF_NAME, TEST_SUPPORT, QemuTarget, layout, parse_profile, symbol_ranges
 from bench.qemu_profile import disassembly, split_ranges
 
@@ -295,8 +297,6 @@ def test_random_orders_are_permutations_drawn_afresh_from_the_seed(target, tmp_p
 def test_the_host_team_runs_the_same_orders(target, tmp_path_factory, tmp_path):
     """One meaning per word (ptl_team_order.h): the host's pthreads team,
     given the order in its environment, runs the phases as the harts do."""
-    from harness.target import RUNTIME_DIR
-    from harness.targets.host import HOST_RUNTIME
     program = tmp_path / "test_team_order"
     subprocess.run(["gcc", "-O1", "-pthread", f"-I{RUNTIME_DIR / 'include'}", "-DNUM_CORES=ptl_num_cores",
                     *map(str, sorted(HOST_RUNTIME.glob("*.c"))), str(TESTS / "test_team_order.c"),

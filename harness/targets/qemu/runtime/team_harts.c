@@ -12,8 +12,9 @@
  *            the other members.
  *
  * Under -icount one thread runs the harts in turn, a hart until it sleeps, so
- * the machine's own order is close to forward (README, "Concurrency
- * checks"). A build with -DPTL_TEAM_ORDER=PTL_ORDER_<X> (and -DPTL_TEAM_SEED
+ * the machine's own order is a rotation: a fork's first phase in core order,
+ * each later one from the hart that arrived last at the barrier, which does
+ * not sleep (README, "Concurrency checks"). A build with -DPTL_TEAM_ORDER=PTL_ORDER_<X> (and -DPTL_TEAM_SEED
  * for random) runs the team in a sequenced order of ptl_team_order.h
  * instead: a baton goes from core to core, and a hart without it sleeps. The
  * default build compiles none of it, so its counts are unchanged.
