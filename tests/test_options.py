@@ -71,16 +71,17 @@ def test_a_bad_environment_variable_is_one_usage_error_naming_it(variable, value
 def test_a_team_order_for_a_target_that_has_none_is_one_usage_error(target):
     """A target that would ignore PTL_TEAM_ORDER says so, instead of running
     its own schedule under a name that promises another."""
-    result = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist",
-                             "-q", "--collect-only", "--target", target], capture_output=True, text=True, cwd=ROOT,
-                            timeout=120, env={**os.environ, "PTL_TEAM_ORDER": "reverse"})
+    def collect(order: str):
+        return subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p",
+                               "no:xdist", "-q", "--collect-only", "--target", target], capture_output=True, text=True,
+                              cwd=ROOT, timeout=120, env={**os.environ, "PTL_TEAM_ORDER": order})
+
+    result = collect("reverse")
     assert result.returncode == USAGE_ERROR, result.stdout + result.stderr
     assert result.stderr.strip() == (f"ERROR: PTL_TEAM_ORDER=reverse: the {target} target runs its team its own way "
                                      f"only, and would ignore it; host and qemu take a team order (or unset "
                                      f"PTL_TEAM_ORDER)")
-    free = subprocess.run([sys.executable, "-m", "pytest", "suite/test_ops.py", "--family", "pool", "-p", "no:xdist",
-                           "-q", "--collect-only", "--target", target], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, env={**os.environ, "PTL_TEAM_ORDER": "free"})
+    free = collect("free")
     assert "PTL_TEAM_ORDER" not in free.stderr, free.stderr
 
 
