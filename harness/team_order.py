@@ -20,6 +20,11 @@ def is_team_order(order: str) -> bool:
     return order in TEAM_ORDERS or (order.startswith("random:") and order[7:].isdigit() and order[7:].isascii())
 
 
+def problem(order: str) -> str | None:
+    """What is wrong with `order` as a team order, or None."""
+    return None if is_team_order(order) else f"{order!r} is not a team order; use {ALLOWED}"
+
+
 def parse(name: str, text: str) -> str:
     """A team order (is_team_order), else OptionValueError."""
     if not is_team_order(text):

@@ -84,9 +84,7 @@ class HostTarget(Target):
                     tool_version([qemu_toolchain.CLANG19, "--version"]))}
 
     def unavailable_reason(self) -> str | None:
-        if not orders.is_team_order(self.team_order):
-            return f"{self.team_order!r} is not a team order; use {orders.ALLOWED}"
-        return None
+        return orders.problem(self.team_order)
 
     def flags(self, config: BuildConfig) -> list[str]:
         if config.sanitize and config.sanitize not in SANITIZERS:

@@ -182,8 +182,8 @@ class QemuTarget(RiscvCompiling, Target):
                  team_order: str = "free"):
         if console not in CONSOLES:
             raise ValueError(f"QEMU console must be one of {', '.join(CONSOLES)}, not {console!r}")
-        if not orders.is_team_order(team_order):
-            raise ValueError(f"{team_order!r} is not a team order; use {orders.ALLOWED}")
+        if why := orders.problem(team_order):
+            raise ValueError(why)
         self.console = console
         self.team_order = team_order
         self.capabilities = Capabilities(fp16_formats=fp16_formats(), max_cores=HARTS,
