@@ -3,9 +3,11 @@
 Moves (transposes, copy, set_to_value, pad, the layout conversions) are
 exact: reduction 0, bit for bit. Element-wise and broadcast sums: one
 rounding. mm_broadcast: K products and sums per element; mm_add: K + 1
-(the accumulation onto C), magnitude |C0| + sum |a b|. reduce_mean: a term
-x/n passes n - 1 sums, the quotient and the accumulation onto the output:
-n + 1, magnitude |out0| + sum |x| / n. mean_std: the statistics of
+(the accumulation onto C), magnitude |C0| + sum |a b|. reduce_mean adds
+into an output the caller zeroes first (the API page), so the reference is
+the mean alone: a term passes n - 1 sums and the quotient, in either order
+(the sum divided, or each term divided and summed); adding the result, or
+the first term, to zero is exact: n, magnitude sum |x| / n. mean_std: the statistics of
 golden/norm.py (statistics_bounds) with the entry's epsilon. q_rsqrt: the
 exact 1/sqrt(x) with the documented relative error (the catalogue states
 it) inherited, plus the Newton step's five roundings y0 (1.5 - 0.5 x y0^2):
@@ -74,12 +76,9 @@ def pad(x: np.ndarray, C: int, H: int, W: int, L: int, R: int, U: int, D: int, h
     return exact(y.reshape(-1))
 
 
-def reduce_mean(x: np.ndarray, out0: np.ndarray, dims: tuple[int, ...], axis: int) -> dict[str, Reference]:
+def reduce_mean(x: np.ndarray, dims: tuple[int, ...], axis: int) -> dict[str, Reference]:
     xs = x.reshape(dims)
-    n = dims[axis]
-    y = out0 + xs.mean(axis=axis).reshape(-1)
-    magnitude = np.abs(out0) + np.abs(xs).mean(axis=axis).reshape(-1)
-    return {"y": Reference(y, magnitude, n + 1)}
+    return {"y": Reference(xs.mean(axis=axis).reshape(-1), np.abs(xs).mean(axis=axis).reshape(-1), dims[axis])}
 
 
 def _stored(value: np.ndarray, bound: np.ndarray, fmt: NumberFormat) -> np.ndarray:

@@ -361,12 +361,6 @@ MUTATIONS = [
              "        const int sh = h - a->T_UPAD, sw = w - a->T_LPAD - 1;",
              "pad-fp32-fw-C3xH4xW5xL0xR2xU1xD0-",
              "pad-fp32-fw-C3xH4xW5xL0xR2xU1xD0-HWC1-direct-c3"),
-    Mutation("reduce_mean_overwrites_the_output",  # = instead of +=
-             "sources/pulp_utils_arith_impl.h",
-             "        a->output[o] = UT_ADD(a->output[o], UT_DIV(sum, UT_FROM_F((float)n)));",
-             "        a->output[o] = UT_DIV(sum, UT_FROM_F((float)n));",
-             "reduce_mean-fp32-fw-len2xd03xd14xd21xd31xaxis1",
-             "reduce_mean-fp32-fw-len2xd03xd14xd21xd31xaxis1-direct-c1"),
     Mutation("layout_converts_the_data_when_only_the_grad_is_asked",
              "sources/pulp_utils_moves_impl.h",
              "    UT_T *targets[2] = {a->transpose_data ? t->data : NULL, a->transpose_grad ? t->diff : NULL};",
@@ -605,6 +599,44 @@ def test_suite_reports_the_seeded_bug_as_a_numeric_failure_naming_the_variant(mu
     message = texts[mutation.must_fail]
     kernel = mutation.must_fail.rsplit("-", 2)[1]
     assert f"kernel={kernel} " in message and "cores=" in message and "ULP" in message, message
+
+
+@dataclass(frozen=True)
+class Lawful:
+    """lib_c changed to another reading the API page allows: the suite must
+    pass it, or its test assumes what the page does not say."""
+    name: str
+    edit: SourceEdit
+    select: str               # pytest -k expression for the slice of the suite to run
+
+
+LAWFUL = [
+    # TRAINLIB_API_MORE.md: reduce_mean "adds into output (zero it first)".
+    # Added as the sum, then the output divided: from a zeroed output the mean.
+    Lawful("reduce_mean_adds_the_sum_then_divides_the_output",
+           SourceEdit("sources/pulp_utils_arith_impl.h",
+                      "        a->output[o] = UT_ADD(a->output[o], UT_DIV(sum, UT_FROM_F((float)n)));",
+                      "        a->output[o] = UT_DIV(UT_ADD(a->output[o], sum), UT_FROM_F((float)n));"),
+           "reduce_mean-"),
+    # TRAINLIB_API_MORE.md, attention bw: "input->diff += Cq dq + Ck dk + Cv dv
+    # (zero first)": all three products added into input->diff.
+    Lawful("mhsa_bw_adds_every_product_into_input_diff",
+           SourceEdit("sources/pulp_mhsa_impl.h",
+                      "    mh_matmul(proj[0].coeff, proj[0].d, a->input->diff, E, F, L, 0, NULL, STEP_IN_GRAD, type);\n"
+                      "    for (int p = 1; p < 3; p++)",
+                      "    for (int p = 0; p < 3; p++)"),
+           "mhsa- and -bw- and (L3xE5xF4xheads2 or L9xE6xF12xheads2)"),
+]
+
+
+@pytest.mark.parametrize("lawful", LAWFUL, ids=lambda m: m.name)
+def test_suite_passes_a_library_that_reads_the_page_another_way(lawful, tmp_path, cache_dir):
+    library = mutant_library(tmp_path / "lib", lawful.edit)
+
+    rows, _ = run_slice(library, lawful.select, tmp_path, cache_dir)
+
+    assert rows, f"{lawful.name}: the slice ran no variant"
+    assert {r["outcome"] for r in rows} == {"passed"}, [r["test_id"] for r in rows if r["outcome"] != "passed"][:10]
 
 
 def _clean_runs() -> dict[tuple[str, str], list[str]]:

@@ -146,10 +146,9 @@ PAD = _entry(
 REDUCE_MEAN = _entry(
     "reduce_mean", tuple(dict(len=len(d), **_dims("d", d), axis=a) for d, a in (
         ((7,), 0), ((3, 4), 0), ((3, 4), 1), ((2, 3, 4), 1), ((2, 3, 4, 5), 3), ((9, 8), 0))),
-    lambda c: {"x": (int(np.prod(_shape_dims(c.shape, "d", "len"))),),
-               "out0": (int(np.prod(_shape_dims(c.shape, "d", "len"))) // c.shape[f"d{c.shape['axis']}"],)},
+    lambda c: {"x": (int(np.prod(_shape_dims(c.shape, "d", "len"))),)},
     lambda c: dict(c.shape),
-    lambda c, i: utils.reduce_mean(i["x"], i["out0"], _shape_dims(c.shape, "d", "len"), c.shape["axis"]),
+    lambda c, i: utils.reduce_mean(i["x"], _shape_dims(c.shape, "d", "len"), c.shape["axis"]),
     dtypes=WITH_FP16)
 
 EPS_MICRO = 10      # 1e-5, torch's usual norm epsilon

@@ -67,6 +67,14 @@ void *op_frame_output_as(struct op_frame *f, const char *name, uint32_t count, u
     return p;
 }
 
+void *op_frame_output_zeroed(struct op_frame *f, const char *name, uint32_t count)
+{
+    void *p = op_frame_output(f, name, count);
+    if (p)
+        memset(p, 0, (size_t)count * ptl_element_size(f->dtype)); /* +0 in every wire dtype */
+    return p;
+}
+
 void *op_frame_output_from(struct op_frame *f, const char *input, const char *output, uint32_t count)
 {
     return op_frame_output_led_by(f, input, count, output, count);

@@ -44,6 +44,10 @@ int op_frame_fail(struct op_frame *f, int status, const char *why);
 void *op_frame_input(struct op_frame *f, const char *name, uint32_t count);
 /* A guarded, NaN-filled output buffer emitted as `name` by op_frame_finish. */
 void *op_frame_output(struct op_frame *f, const char *name, uint32_t count);
+/* A guarded output that starts as zeros, for an output the API says the
+ * call accumulates into and the caller zeroes first (shared/TRAINLIB_API.md:
+ * only there; every other output starts as NaN). */
+void *op_frame_output_zeroed(struct op_frame *f, const char *name, uint32_t count);
 /* An output that starts as a copy of the input `input` (for primitives that
  * work in place or accumulate); NULL after a failure. */
 void *op_frame_output_from(struct op_frame *f, const char *input, const char *output, uint32_t count);

@@ -9,7 +9,8 @@
  *   FW: x [E*L], wq wk wv [E*F], bq bk bv [F], wo [E*F];
  *   BW: x, wq wk wv, wo, and what the FW left: q k v a [F*L], p [heads*L*L];
  *       dy [E*L] (output->diff).
- * Out: FW q k v a p y; BW dwo da dv dk dq dwq dwk dwv dx. Scratch (guarded):
+ * Out: FW q k v a p y; BW dwo da dv dk dq dwq dwk dwv dx (dx starts as zeros:
+ * the BW adds into it; the others start as NaN). Scratch (guarded):
  * temp_buffer max(E*F, F*L, L*L), grad and both halves of head_buffer L*L,
  * maxes and sums L; in BW softmax_buffer->diff heads*L*L.
  */
@@ -67,7 +68,8 @@ static int run_mhsa(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     PTL_T *dwq = fw ? NULL : op_frame_output(&f, "dwq", ef);
     PTL_T *dwk = fw ? NULL : op_frame_output(&f, "dwk", ef);
     PTL_T *dwv = fw ? NULL : op_frame_output(&f, "dwv", ef);
-    PTL_T *dx = fw ? NULL : op_frame_output(&f, "dx", el);
+    /* input->diff += Cq dq + Ck dk + Cv dv (zero first): TRAINLIB_API_MORE.md */
+    PTL_T *dx = fw ? NULL : op_frame_output_zeroed(&f, "dx", el);
     PTL_T *temp = op_frame_scratch(&f, max3(ef, fl, ll));
     PTL_T *grad = op_frame_scratch(&f, ll);
     PTL_T *head_data = op_frame_scratch(&f, ll), *head_diff = op_frame_scratch(&f, ll);

@@ -18,11 +18,11 @@
  * (pulp_transp_conv2d_fp32.h), guarded and NaN-filled.
  *
  * FW accumulates into output->data and IG into input->diff (the API's
- * contract), so those two outputs, and only they, are zeroed here before the
- * call; every other output starts as poison (NaN), as op_frame_output makes it.
+ * contract, shared/TRAINLIB_API.md, "Transposed Conv2D": "the caller zeroes
+ * them first"), so those two outputs, and only they, start as zeros
+ * (op_frame_output_zeroed); every other output starts as poison (NaN).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "op_frame.h"
 #include "pmsis.h"
@@ -109,21 +109,14 @@ static int run_transp(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     PTL_T *w = fw || ig ? op_frame_input(&f, "W", n_w) : NULL;
     PTL_T *b = fw && s.bias ? op_frame_input(&f, "b", n_b) : NULL;
     PTL_T *dy = wg || ig ? op_frame_input(&f, "dy", n_out) : NULL;
-    PTL_T *y = fw ? op_frame_output(&f, "y", n_out) : NULL;
+    PTL_T *y = fw ? op_frame_output_zeroed(&f, "y", n_out) : NULL;
     PTL_T *dw = wg ? op_frame_output(&f, "dW", n_w) : NULL;
     PTL_T *db = wg && s.bias ? op_frame_output(&f, "db", n_b) : NULL;
-    PTL_T *dx = ig ? op_frame_output(&f, "dx", n_in) : NULL;
+    PTL_T *dx = ig ? op_frame_output_zeroed(&f, "dx", n_in) : NULL;
     PTL_T *i2c = use_im2col ? op_frame_scratch(&f, tc_i2c_count(&s)) : NULL;
     PTL_T *bt = use_im2col ? op_frame_scratch(&f, tc_bt_count(&s)) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
-    /* Zeroed, not poisoned: shared/TRAINLIB_API.md, "Contract details checked
-     * against the published library", Transposed Conv2D: "FW accumulates into
-     * `output->data`, and IG into `input->diff`: the caller zeroes them first." */
-    if (y)
-        memset(y, 0, n_out * sizeof(PTL_T));
-    if (dx)
-        memset(dx, 0, n_in * sizeof(PTL_T));
     struct PTL_S(blob) input = {.data = x, .diff = dx, .dim = (int)n_in, .W = s.W, .H = s.H, .C = s.Ci};
     struct PTL_S(blob) coeff = {.data = w, .diff = dw, .dim = (int)n_w, .W = s.Wk, .H = s.Hk, .C = s.Ci};
     struct PTL_S(blob) bias = {.data = b, .diff = db, .dim = s.Co, .W = 1, .H = 1, .C = s.Co};
