@@ -45,6 +45,7 @@ FEATURES = {
     "hwc_depthwise": "depthwise convolution in HWC",
     "transp_im2col": "transposed convolution through im2col (USE_IM2COL=1)",
     "hwc_transp": "transposed convolution in HWC",
+    "negative_crop": "transposed convolution with a negative pad (torch's output_padding beyond its padding)",
 }
 
 

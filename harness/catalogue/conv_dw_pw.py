@@ -32,6 +32,11 @@ library"):
   hwc_depthwise  depthwise in HWC: the published depthwise never reads HWC
   transp_im2col  transposed convolution with USE_IM2COL = 1
   hwc_transp     transposed convolution in HWC
+  negative_crop  transposed convolution with a negative pad: the page has
+                 the pads crop the output (Ho = (H-1) sh + Hk - Upad - Dpad);
+                 a negative crop, which lib_c reads as a border of zeros
+                 (torch's output_padding beyond its padding), it does not
+                 mention
 (the published transposed convolution implements only USE_IM2COL = 0 in CHW).
 Pointwise HWC is published: its weights are Ci x Co there.
 """
@@ -332,7 +337,9 @@ def _tc_params(c: Case) -> dict[str, int]:
 
 
 def _tc_features(c: Case) -> tuple[str, ...]:
-    return (("transp_im2col",) if c.options["im2col"] else ()) + (("hwc_transp",) if c.options["HWC"] else ())
+    negative = any(c.shape[pad] < 0 for pad in "LRUD")
+    return ((("transp_im2col",) if c.options["im2col"] else ()) + (("hwc_transp",) if c.options["HWC"] else ())
+            + (("negative_crop",) if negative else ()))
 
 
 def _transposed(shapes, im2col: int, cores=(1, 3, 8), steps=STEPS, **variants) -> OpEntry:
