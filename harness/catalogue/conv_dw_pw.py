@@ -215,6 +215,8 @@ DW_SHAPES = (
     _geo(9, 11, 10, 5, 4, 3, 2, 2, 1, 0, 2),  # strides 3 and 2, kernel 5x4
     _geo(2, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1),    # kernel larger than the input
     _geo(7, 4, 4, 2, 2, 1, 1, 3, 0, 0, 2),    # pads >= the kernel: outputs that read only padding
+    _geo(3, 6, 5, 3, 3, 1, 1, 0, 0, 0, 0),    # neither pads nor strides: tells a padding bug from the rest
+    _geo(4, 7, 9, 3, 3, 2, 2, 0, 0, 0, 0),    # strides without pads
 )
 
 
@@ -286,6 +288,7 @@ TC_SHAPE_SWEEP = (
     _tgeo(2, 2, 3, 3, 2, 2, 3, 3, 0, 0, 0, 0),      # stride > kernel: rows and columns no input reaches
     _tgeo(2, 2, 3, 3, 3, 3, 2, 2, 0, -1, 0, -1),    # output_padding > padding: negative pads
     _tgeo(2, 3, 6, 4, 2, 3, 2, 2, 2, 0, 3, 2),      # crop wider than the kernel
+    _tgeo(3, 2, 3, 4, 2, 2, 1, 1, 0, 0, 0, 0),      # stride 1, no crop, several channels each side
 )
 TC_SHAPES = TC_KERNEL_SWEEP + TC_SHAPE_SWEEP
 
