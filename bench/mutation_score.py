@@ -22,9 +22,12 @@ A mutant runs in up to four stages, each only if it survived the one before:
                case has it, else its largest), stopping at the first failure;
   family       the family's cases in every format at every core count, and
                the training runs that chain the family (the training family);
-  concurrency  the passes of .ci/run on the family: --concurrency-slice 1
-               under PTL_TEAM_ORDER reverse, random:1 and random:2, and
-               under --sanitize thread and --sanitize address,undefined;
+  concurrency  the passes of regression.yml's concurrency job on the
+               family: --concurrency-slice 1 on host under PTL_TEAM_ORDER
+               reverse, random:1 and random:2 and under --sanitize thread
+               and --sanitize address,undefined (.ci/run's), and on qemu
+               under PTL_TEAM_ORDER reverse (which sees a core that reads a
+               lower core's results too soon, as qemu's own order cannot);
   perf         the family stage's cases on qemu with --perf-gate against the
                committed baseline (regression.yml's gate): exact instruction
                counts, so a mutant that only costs time (a core split that
@@ -131,9 +134,11 @@ FAMILIES = [
 ]
 STAGE_TARGET = {"slice": "host", "family": "host", "concurrency": "host", "perf": "qemu"}   # in this order
 STAGES = tuple(STAGE_TARGET)
-# .ci/run's concurrency passes: (PTL_TEAM_ORDER, --sanitize)
-CONCURRENCY_PASSES = [("reverse", None), ("random:1", None), ("random:2", None), ("free", "thread"),
-                      ("free", "address,undefined")]
+# regression.yml's concurrency passes: (target, PTL_TEAM_ORDER, --sanitize);
+# those on host are .ci/run's. The node ids a stage runs are the same on
+# every target (the catalogue's), so the qemu pass takes the host's.
+CONCURRENCY_PASSES = [("host", "reverse", None), ("host", "random:1", None), ("host", "random:2", None),
+                      ("host", "free", "thread"), ("host", "free", "address,undefined"), ("qemu", "reverse", None)]
 _VARIANT = re.compile(r"\[(?P<entry>[^\]]+?)-(?P<dtype>fp32|fp16|bf16)-(?P<rest>.*)-c(?P<cores>\d+)\]$")
 NOT_KILLS = {"build", "environment"}   # a mutant that does not build; a machine that failed
 
@@ -301,12 +306,12 @@ class Suite:
 
         def entries() -> set[Path]:
             return {p for d in (self.cache / store for store in cache_layout.DIRECTORY_STORES) if d.is_dir() for p in d.iterdir()}
-        passes = CONCURRENCY_PASSES if stage == "concurrency" else [("free", None)]
-        for order, sanitize in passes:
+        passes = CONCURRENCY_PASSES if stage == "concurrency" else [(STAGE_TARGET[stage], "free", None)]
+        for target, order, sanitize in passes:
             reports = Path(tempfile.mkdtemp(prefix="reports-", dir=self.workdir))
             args = reports / "nodes.txt"
             args.write_text("\n".join(nodes) + "\n")
-            argv = [sys.executable, "-m", "pytest", f"@{args}", "-q", "--target", STAGE_TARGET[stage],
+            argv = [sys.executable, "-m", "pytest", f"@{args}", "-q", "--target", target,
                     "--trainlib", str(library), "--reports-dir", str(reports), "--ptl-cache", str(self.cache),
                     "--run-timeout", str(self.run_timeout)]
             # the perf stage: a whole family on QEMU, whose counts do not depend on the workers beside it
@@ -326,7 +331,7 @@ class Suite:
                 continue
             if (reports / "results.csv").exists():
                 with open(reports / "results.csv") as f:
-                    rows += [dict(r, pass_=order + (f"+{sanitize}" if sanitize else "")) for r in csv.DictReader(f)]
+                    rows += [dict(r, pass_=_pass_name(target, order, sanitize, stage)) for r in csv.DictReader(f)]
             elif run.returncode != 0:
                 return rows, tail
             shutil.rmtree(reports, ignore_errors=True)
@@ -354,6 +359,11 @@ class Suite:
         self.setup_seconds += time.monotonic() - started
         print(f"    clean {family.name} {stage}: {len(rows)} variants passed, {time.monotonic() - started:.0f} s",
               flush=True)
+
+
+def _pass_name(target: str, order: str, sanitize: str | None, stage: str) -> str:
+    """free, reverse, free+thread; qemu:reverse for a pass on another target than its stage's."""
+    return ("" if target == STAGE_TARGET[stage] else f"{target}:") + order + (f"+{sanitize}" if sanitize else "")
 
 
 def _environment(order: str) -> dict[str, str]:
