@@ -15,9 +15,10 @@ rounded operations behind one output element, as the library performs them
 - max FW: a selection, exact (0).
 - max BW: each input element receives the sum of the gradients of the windows
   that select it, accumulated from zero: (routed count - 1) rounded additions.
-  The count is taken from torch's own routing on these inputs (ties go to the
-  first maximum in row-major window order in both torch and the library), so
-  windows that do not overlap give 0: the gradient must be copied exactly.
+  The count is taken from torch's own routing on these inputs, so windows
+  that do not overlap give 0: the gradient must be copied exactly. The page
+  does not say which maximum of a tie takes the gradient, so max pooling's
+  inputs have no ties (without_ties), and its BW also gets the FW's y.
 
 Magnitudes: average is linear, so the same map on |inputs| gives sum |term|.
 Max BW routes by x, so its magnitude routes |dy| by the same x.
@@ -27,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from golden.bundle import Reference
+from golden.formats import NumberFormat
 from golden.lazy_torch import F, torch
 
 
@@ -36,6 +38,32 @@ def _t(array: np.ndarray, grad: bool = False) -> torch.Tensor:
 
 def output_size(n: int, kernel: int, stride: int) -> int:
     return (n - kernel) // stride + 1
+
+
+def without_ties(inputs: dict[str, np.ndarray], fmt: NumberFormat, Hk: int, Wk: int, Hs: int,
+                 Ws: int) -> dict[str, np.ndarray]:
+    """Max pooling's inputs: x with the values of each channel (a window's
+    whole world) distinct on fmt's grid, equal ones moved apart by the fewest
+    ULPs in index order (at 16 bits the seeded values repeat), and y, the FW's
+    output for that x (a selection: exact on the grid)."""
+    x = np.stack([_distinct(channel, fmt) for channel in inputs["x"]])
+    y, _ = _max(x, np.zeros(_out_shape(x.shape, Hk, Wk, Hs, Ws)), (Hk, Wk), (Hs, Ws))
+    return dict(inputs, x=x, y=y)
+
+
+def _distinct(values: np.ndarray, fmt: NumberFormat) -> np.ndarray:
+    keys = fmt.ordered(fmt.to_bits(values.ravel()))           # integers one apart per ULP
+    order = np.lexsort((np.arange(keys.size), keys))
+    rank = np.arange(keys.size)
+    distinct = np.maximum.accumulate(keys[order] - rank) + rank   # strictly increasing, each moved up the least
+    sign = np.int64(1) << (fmt.bits - 1)
+    flat = np.empty(keys.size)
+    flat[order] = fmt.from_bits(np.where(distinct < 0, sign | -distinct, distinct))
+    return flat.reshape(values.shape)
+
+
+def _out_shape(shape: tuple[int, ...], Hk: int, Wk: int, Hs: int, Ws: int) -> tuple[int, int, int]:
+    return shape[0], output_size(shape[1], Hk, Hs), output_size(shape[2], Wk, Ws)
 
 
 def max_cover(n: int, kernel: int, stride: int) -> int:

@@ -51,14 +51,14 @@ def _footprint(c) -> dict[str, int]:
     their diffs in BW, and the scratch buffers the API sizes)."""
     L, E, F, heads = c.shape["L"], c.shape["E"], c.shape["F"], c.shape["heads"]
     elements = {"input": E * L, "coeff_in_q,k,v": 3 * E * F, "coeff_out": E * F, "q,k,v": 3 * F * L,
-                "attention_map": F * L, "softmax_buffer": heads * L * L, "head_buffer": L * L,
+                "attention_map": F * L, "softmax_buffer": heads * L * L, "head_buffer": heads * L * L,
                 "temp_buffer": max(E * F, F * L, L * L), "grad": L * L, "maxes,sums": 2 * L}
     if c.step == "fw":
         elements.update({"bias_in_q,k,v": 3 * F, "output": E * L})
     else:
         elements.update({"output_diff": E * L, "input_diff": E * L, "coeff_diffs": 4 * E * F,
                          "q,k,v_diff": 3 * F * L, "attention_map_diff": F * L,
-                         "softmax_buffer_diff": heads * L * L, "head_buffer_diff": L * L})
+                         "softmax_buffer_diff": heads * L * L, "head_buffer_diff": heads * L * L})
     size = element_bytes(c.dtype)
     return {name: n * size for name, n in elements.items()}
 

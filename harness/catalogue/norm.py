@@ -21,9 +21,10 @@ coordinates are computed.
 
 InstanceNorm runs in fp32, fp16 and bf16. Two limits of the formats:
 - IEEE fp16 cannot hold EPSILON = 1e-10 (it rounds to 0), so a zero-variance
-  channel's stored variance and stdev are 0 and frozen FW and IG divide by
-  them: in fp16 those channels (D = 1, `constant` shapes) run the unfrozen
-  FW only, which computes its statistics in binary32.
+  channel's variance is 0 wherever the FP16 twin computes or stores it in
+  the format, and y divides 0 by 0. The page does not say in which precision
+  the twin computes (lib_c uses binary32, so it would pass), so in fp16 those
+  channels (D = 1, `constant` shapes) are not run at all.
 - bfloat16: with 8 bits the bound of a channel sum over D > 16 values
   exceeds 10% and could not catch a wrong factor: those shapes run in fp32
   and fp16.
@@ -92,7 +93,7 @@ def _applies(c) -> bool:
     if c.shape.get("offset") and c.dtype != "fp32":
         return False                    # 16-bit formats: the cancelling variance has no useful bound (below)
     if c.dtype == "fp16" and _zero_variance(c):
-        return c.step == "fw" and not c.options["frozen"]
+        return False                    # EPSILON is 0 in fp16 (above)
     return not (c.dtype == "bf16" and c.shape["H"] * c.shape["W"] > 16)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from golden import pool
 from harness.cases import OpEntry
+from golden.formats import format_named
 from harness.dtypes import DTYPES, build_of, element_bytes
 
 # (C, H, W, Hk, Wk, Hs, Ws)
@@ -39,6 +40,10 @@ def _inputs(c) -> dict[str, tuple[int, ...]]:
     return {"x": (s["C"], s["H"], s["W"]), "dy": _out_shape(c)}
 
 
+def _max_inputs(c) -> dict[str, tuple[int, ...]]:
+    return {**_inputs(c), "y": _out_shape(c)}     # the FW's y, which max BW is given
+
+
 def _params(c) -> dict[str, int]:
     s = c.shape
     return {"C": s["C"], "H": s["H"], "W": s["W"], "Hker": s["Hk"], "Wker": s["Wk"],
@@ -53,12 +58,12 @@ def _footprint(c, reads_x_in_bw: bool) -> dict[str, int]:
     if c.step == "fw":
         return {"input": n_in * size, "output": n_out * size}
     buffers = {"output_grad": n_out * size, "input_grad": n_in * size}
-    if reads_x_in_bw:  # max pool recomputes the selected element of each window
-        buffers["input"] = n_in * size
+    if reads_x_in_bw:  # max pool finds the selected element of each window, given x and y
+        buffers.update(input=n_in * size, output=n_out * size)
     return buffers
 
 
-def _entry(name: str, reference, reads_x_in_bw: bool) -> OpEntry:
+def _entry(name: str, reference, reads_x_in_bw: bool, inputs=_inputs, input_values=None) -> OpEntry:
     return OpEntry(
         name=name,
         unit="pool",
@@ -66,7 +71,8 @@ def _entry(name: str, reference, reads_x_in_bw: bool) -> OpEntry:
         steps=STEPS,
         dtypes=DTYPES,
         shapes=POOL_SHAPES,
-        inputs=_inputs,
+        inputs=inputs,
+        input_values=input_values,
         params=_params,
         reference=lambda c, inputs: reference(inputs, c.step, *(c.shape[k] for k in ("Hk", "Wk", "Hs", "Ws"))),
         cores=(1, 3, 8),
@@ -77,6 +83,8 @@ def _entry(name: str, reference, reads_x_in_bw: bool) -> OpEntry:
 
 
 AVGPOOL = _entry("avgpool", pool.avgpool, reads_x_in_bw=False)
-MAXPOOL = _entry("maxpool", pool.maxpool, reads_x_in_bw=True)
+MAXPOOL = _entry("maxpool", pool.maxpool, reads_x_in_bw=True, inputs=_max_inputs,
+                 input_values=lambda c, inputs: pool.without_ties(
+                     inputs, format_named(c.dtype), *(c.shape[k] for k in ("Hk", "Wk", "Hs", "Ws"))))
 
 ENTRIES = [AVGPOOL, MAXPOOL]

@@ -36,7 +36,7 @@ def _values(c, inputs):
 def _footprint(c) -> dict[str, int]:
     N, K, M = c.shape["N"], c.shape["K"], c.shape["M"]
     tensors = {"input": N * K, "state": N * M, "output": N * M, "coeff_x": K * M, "coeff_s": M * M,
-               "temp_buffer": N * M, "grad_buffer": N * M}
+               "temp_buffer": max(N * K, N * M, K * M), "grad_buffer": N * M}
     if c.step == "bw":       # the diffs of input, output and both weights
         tensors.update(input_diff=N * K, output_diff=N * M, coeff_x_diff=K * M, coeff_s_diff=M * M)
     return {name: 4 * n for name, n in tensors.items()}

@@ -262,7 +262,7 @@ def _tf_footprint(c) -> dict[str, int]:
     n_x = L * E
     return {"data": 4 * s["S"] * (n_x + K), "parameters": 4 * (2 * n_params + 3 * E * F + n_fixed),
             "activations": 4 * (7 * n_x + 2 * K),
-            "attention": 4 * (8 * F * L + 2 * heads * L * L + 3 * L * L + max(E * F, F * L, L * L) + 2 * L)}
+            "attention": 4 * (8 * F * L + 4 * heads * L * L + L * L + max(E * F, F * L, L * L) + 2 * L)}
 
 
 TRANSFORMER = _fp32_run("train_transformer", "train_transformer", TF_SHAPES, _tf_inputs, _tf_input_values, _tf_reference,
@@ -316,7 +316,7 @@ def _rnn_footprint(c) -> dict[str, int]:
     T, K, M, C = s["T"], s["K"], s["M"], s["C"]
     n_w, n_l = _rnn_sizes(s)
     return {"data": 4 * s["S"] * (T * K + C), "parameters": 4 * 2 * (n_w + n_l),
-            "sequence": 4 * (T * (K + M) + T * M + (K + M) + M + 2 * C + 2 * M),
+            "sequence": 4 * (T * (K + M) + T * M + (K + M) + M + 2 * C + (K + M) * M + M),
             "step gradients": 4 * (n_w + M * M)}
 
 

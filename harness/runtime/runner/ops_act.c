@@ -151,9 +151,11 @@ static int run_gelu(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     int status = forked_io_open(&io, c, vi, 0);
     if (status)
         return status;
-    struct PTL_S(blob) input = {.data = io.x, .diff = NULL, .dim = io.n, .W = 1, .H = 1, .C = io.n};
-    struct PTL_S(blob) output = {.data = io.y, .diff = NULL, .dim = io.n, .W = 1, .H = 1, .C = io.n};
-    struct PTL_S(act_args) args = {.input = &input, .output = &output, .H = 1, .W = 1};
+    /* The page does not say which field holds GELU's element count: dim, C x H x W and the
+     * args' H x W all say n. */
+    struct PTL_S(blob) input = {.data = io.x, .diff = NULL, .dim = io.n, .W = io.n, .H = 1, .C = 1};
+    struct PTL_S(blob) output = {.data = io.y, .diff = NULL, .dim = io.n, .W = io.n, .H = 1, .C = 1};
+    struct PTL_S(act_args) args = {.input = &input, .output = &output, .H = 1, .W = io.n};
 #if PTL_OP_FP == 32
     return op_frame_fork(&io.f, v, pulp_gelu_tanh_approx_fp32_fw_cl, &args);
 #else

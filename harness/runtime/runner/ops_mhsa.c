@@ -72,7 +72,9 @@ static int run_mhsa(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     PTL_T *dx = fw ? NULL : op_frame_output_zeroed(&f, "dx", el);
     PTL_T *temp = op_frame_scratch(&f, max3(ef, fl, ll));
     PTL_T *grad = op_frame_scratch(&f, ll);
-    PTL_T *head_data = op_frame_scratch(&f, ll), *head_diff = op_frame_scratch(&f, ll);
+    /* head_buffer: "Attention scores for every head" (pulp_mhsa_fp32.h), heads x L x L each half;
+     * the page gives no size, so a library may keep every head's there. */
+    PTL_T *head_data = op_frame_scratch(&f, pl), *head_diff = op_frame_scratch(&f, pl);
     PTL_T *maxes = op_frame_scratch(&f, (uint32_t)L), *sums = op_frame_scratch(&f, (uint32_t)L);
     PTL_T *p_diff = fw ? NULL : op_frame_scratch(&f, pl);
     if (f.status)
@@ -85,7 +87,7 @@ static int run_mhsa(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     struct PTL_S(blob) bias_v = mh_blob(bv, NULL, 1, F), bias_o = mh_blob(NULL, NULL, 1, E);
     struct PTL_S(blob) qb = mh_blob(q, dq, L, F), kb = mh_blob(k, dk, L, F), vb = mh_blob(vv, dv, L, F);
     struct PTL_S(blob) attention = mh_blob(a, da, L, F);
-    struct PTL_S(blob) head = mh_blob(head_data, head_diff, L, L), softmax = mh_blob(p, p_diff, heads * L, L);
+    struct PTL_S(blob) head = mh_blob(head_data, head_diff, heads * L, L), softmax = mh_blob(p, p_diff, heads * L, L);
     struct PTL_S(Mhsa_args) args = {
         .input = &input, .input_bn = NULL, .n_heads = heads,
         .opt_matmul_type_fw = v.kernel, .opt_matmul_type_wg = v.kernel, .opt_matmul_type_ig = v.kernel,

@@ -7,7 +7,9 @@
  * x [C x H x W], dy and y [C x Ho x Wo], dx like x.
  * Only the buffers the step reads are copied (the footprint in
  * harness/catalogue/pool.py counts the same ones): FW x; average BW dy; max BW
- * x and dy. output->data is not given to BW: it is not needed.
+ * x, dy and the FW's y (output->data): the page does not say how max BW finds
+ * each window's maximum, and comparing x with y is one way. Average BW gets no
+ * output->data.
  */
 #include "op_frame.h"
 #include "pmsis.h"
@@ -18,6 +20,7 @@
 
 #define POOL_PARAMS "C H W Hker Wker Hstride Wstride step"
 #define POOL_INPUTS "x dy"
+#define MAXPOOL_INPUTS "x dy y"
 #define POOL_OUTPUTS "y dx"
 
 
@@ -65,12 +68,13 @@ static int run_pool(const struct ptl_case *c, struct ptl_variant v, uint32_t vi,
     op_frame_init(&f, c, vi, PTL_DTYPE);
     PTL_T *x = needs_x ? op_frame_input(&f, "x", n_in) : NULL;
     PTL_T *dy = needs_dy ? op_frame_input(&f, "dy", n_out) : NULL;
+    PTL_T *y_fw = !fw && bw_reads_x ? op_frame_input(&f, "y", n_out) : NULL;
     PTL_T *out = op_frame_output(&f, fw ? "y" : "dx", fw ? n_out : n_in);
     if (f.status)
         return op_frame_finish(&f, 0);
     struct PTL_S(blob) input = {.data = x, .diff = fw ? NULL : out, .dim = (int)n_in,
                                 .W = s.W, .H = s.H, .C = s.C};
-    struct PTL_S(blob) output = {.data = fw ? out : NULL, .diff = dy, .dim = (int)n_out,
+    struct PTL_S(blob) output = {.data = fw ? out : y_fw, .diff = dy, .dim = (int)n_out,
                                  .W = s.Wo, .H = s.Ho, .C = s.C};
     struct PTL_S(pool_args) args = {.input = &input, .output = &output, .Hker = s.Hk, .Wker = s.Wk,
                                     .Hstride = s.Hs, .Wstride = s.Ws};
@@ -82,7 +86,7 @@ static int run_avgpool(const struct ptl_case *c, struct ptl_variant v, uint32_t 
     return run_pool(c, v, vi, PTL_F(pulp_avgpool_, _fw_cl), PTL_F(pulp_avgpool_, _bw_cl), 0);
 }
 
-/* Max pool BW recomputes the selected element of each window, so it reads x. */
+/* Max pool BW finds the selected element of each window, from x (and y). */
 static int run_maxpool(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     return run_pool(c, v, vi, PTL_F(pulp_maxpool_, _fw_cl), PTL_F(pulp_maxpool_, _bw_cl), 1);
@@ -90,6 +94,6 @@ static int run_maxpool(const struct ptl_case *c, struct ptl_variant v, uint32_t 
 
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("avgpool"), POOL_PARAMS, POOL_INPUTS, POOL_OUTPUTS, "none", run_avgpool},
-    {PTL_OP_NAME("maxpool"), POOL_PARAMS, POOL_INPUTS, POOL_OUTPUTS, "none", run_maxpool},
+    {PTL_OP_NAME("maxpool"), POOL_PARAMS, MAXPOOL_INPUTS, POOL_OUTPUTS, "none", run_maxpool},
     {0},
 };

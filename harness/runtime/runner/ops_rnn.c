@@ -39,7 +39,10 @@ static int run_rnn(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
                            .dim = (int)mm, .W = M, .H = M, .C = 1};
     struct blob output = {.data = fw ? op_frame_output(&f, "y", nm) : op_frame_input(&f, "y", nm),
                           .diff = fw ? NULL : op_frame_input(&f, "dy", nm), .dim = (int)nm, .W = M, .H = N, .C = 1};
-    float *temp = op_frame_scratch(&f, nm);
+    /* temp_buffer: "for BW transpose operations" (pulp_rnn_fp32.h), no size given: room for the
+     * transpose of any operand the BW's products take (X, S: N x K, N x M; Wx: K x M). */
+    const uint32_t transposed = nk > nm ? (nk > km ? nk : km) : (nm > km ? nm : km);
+    float *temp = op_frame_scratch(&f, transposed);
     float *grad = op_frame_scratch(&f, nm);
     if (f.status)
         return op_frame_finish(&f, 0);

@@ -83,8 +83,10 @@ static int run_train_rnn(const struct ptl_case *c, struct ptl_variant v, uint32_
     float *grads = op_frame_output(&f, "grads", N * P);
     float *weights = op_frame_output(&f, "weights", N * P);
     float *params = op_frame_scratch(&f, 2 * P);                  /* data, then the gradients */
-    /* u [T x U], h [T x M], du [U], dh [M], logits (data, diff), temp, grad */
-    float *seq = op_frame_scratch(&f, (uint32_t)(T * U + T * M + U + M + 2 * s.C + 2 * M));
+    /* u [T x U], h [T x M], du [U], dh [M], logits (data, diff), temp, grad. temp_buffer is
+     * "for BW transpose operations" (pulp_rnn_fp32.h), no size given: the largest operand of
+     * the stacked step's BW, its U x M weights (a row of u or h is smaller). */
+    float *seq = op_frame_scratch(&f, (uint32_t)(T * U + T * M + U + M + 2 * s.C + U * M + M));
     float *step_grads = op_frame_scratch(&f, (uint32_t)(U * M + M * M));   /* coeff_x, coeff_s diffs */
     float *work = op_frame_scratch(&f, 1);                                  /* the loss */
     if (f.status)
@@ -92,7 +94,7 @@ static int run_train_rnn(const struct ptl_case *c, struct ptl_variant v, uint32_
     memcpy(params, params0, P * sizeof(float));
     float *grad = params + P;
     float *u = seq, *h = u + T * U, *du = h + T * M, *dh = du + U, *logits = dh + M;
-    float *temp = logits + 2 * s.C, *grad_buf = temp + M;
+    float *temp = logits + 2 * s.C, *grad_buf = temp + U * M;
     float *dw_step = step_grads, *dws_unused = step_grads + U * M;
 
     struct blob x_t, state, out, u_t;

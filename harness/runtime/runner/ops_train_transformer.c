@@ -88,7 +88,8 @@ static int run_train_transformer(const struct ptl_case *c, struct ptl_variant v,
     /* q, k, v, a (data, diff each), p (data, diff), head (data, diff), grad, temp, maxes, sums */
     uint32_t temp_n = Wn > FL ? Wn : FL;
     temp_n = temp_n > LL ? temp_n : LL;
-    float *attn = op_frame_scratch(&f, 8 * FL + 2 * HLL + 3 * LL + temp_n + 2 * L);
+    /* head (data, diff) heads x L x L each: "Attention scores for every head" (pulp_mhsa_fp32.h) */
+    float *attn = op_frame_scratch(&f, 8 * FL + 4 * HLL + LL + temp_n + 2 * L);
     float *params = op_frame_scratch(&f, 2 * P + 3 * Wn);   /* data, diff (params' layout), raw dq/dk/dv coeffs */
     float *work = op_frame_scratch(&f, 2);                   /* the loss, eps */
     if (f.status)
@@ -97,7 +98,7 @@ static int run_train_transformer(const struct ptl_case *c, struct ptl_variant v,
     float *grad = params + P, *raw = grad + P;
     float *z = act, *zT = z + X, *y = zT + 2 * X, *r = y + 2 * X, *logits = r + 2 * X;
     float *q = attn, *k = q + 2 * FL, *vv = k + 2 * FL, *am = vv + 2 * FL, *p = am + 2 * FL;
-    float *head = p + 2 * HLL, *grad_buf = head + 2 * LL, *temp = grad_buf + LL, *maxes = temp + temp_n;
+    float *head = p + 2 * HLL, *grad_buf = head + 2 * HLL, *temp = grad_buf + LL, *maxes = temp + temp_n;
     float *sums = maxes + L, *wr_loss = work, *eps = work + 1;
     *eps = 1e-5f;
     struct blob bzT = {.data = zT, .diff = zT + X, .dim = (int)X, .W = s.E, .H = s.L, .C = 1};
@@ -118,7 +119,7 @@ static int run_train_transformer(const struct ptl_case *c, struct ptl_variant v,
     struct blob bk_t = {.data = k, .diff = k + FL, .dim = (int)FL, .W = s.L, .H = s.F, .C = 1};
     struct blob bv_t = {.data = vv, .diff = vv + FL, .dim = (int)FL, .W = s.L, .H = s.F, .C = 1};
     struct blob bam = {.data = am, .diff = am + FL, .dim = (int)FL, .W = s.F, .H = s.L, .C = 1};
-    struct blob bhead = {.data = head, .diff = head + LL, .dim = (int)LL, .W = s.L, .H = s.L, .C = 1};
+    struct blob bhead = {.data = head, .diff = head + HLL, .dim = (int)HLL, .W = s.L, .H = s.heads * s.L, .C = 1};
     struct blob bsm = {.data = p, .diff = p + HLL, .dim = (int)HLL, .W = s.L, .H = s.heads * s.L, .C = 1};
     struct LayerNorm_args_fp32 ln = {.x = NULL, .weight = fixed, .bias = fixed + E, .output = z, .eps = eps,
                                      .size = (int)X, .step_size = s.E};
