@@ -42,10 +42,10 @@ def output_size(n: int, kernel: int, stride: int) -> int:
 
 def without_ties(inputs: dict[str, np.ndarray], fmt: NumberFormat, Hk: int, Wk: int, Hs: int,
                  Ws: int) -> dict[str, np.ndarray]:
-    """Max pooling's inputs: x with the values of each channel (a window's
-    whole world) distinct on fmt's grid, equal ones moved apart by the fewest
-    ULPs in index order (at 16 bits the seeded values repeat), and y, the FW's
-    output for that x (a selection: exact on the grid)."""
+    """Max pooling's inputs: x with the values of each channel (no window
+    crosses channels) distinct on fmt's grid, equal ones moved apart by the
+    fewest ULPs in index order (at 16 bits the seeded values repeat), and y,
+    the FW's output for that x (a selection: exact on the grid)."""
     x = np.stack([_distinct(channel, fmt) for channel in inputs["x"]])
     y, _ = _max(x, np.zeros(_out_shape(x.shape, Hk, Wk, Hs, Ws)), (Hk, Wk), (Hs, Ws))
     return dict(inputs, x=x, y=y)

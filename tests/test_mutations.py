@@ -626,6 +626,13 @@ LAWFUL = [
                       "    for (int p = 1; p < 3; p++)",
                       "    for (int p = 0; p < 3; p++)"),
            "mhsa- and -bw- and (L3xE5xF4xheads2 or L9xE6xF12xheads2)"),
+    # The page does not say which maximum of a tie max pooling's BW routes
+    # the gradient to: the last one in row-major order instead of the first.
+    Lawful("maxpool_bw_routes_a_tie_to_its_last_maximum",
+           SourceEdit("sources/pulp_pooling_impl.h",
+                      "            if (v > best || v != v) {\n                best = v;\n                arg = kh * W + kw;",
+                      "            if (v >= best || v != v) {\n                best = v;\n                arg = kh * W + kw;"),
+           "maxpool- and -bw-"),
 ]
 
 

@@ -8,8 +8,8 @@ count.
 from __future__ import annotations
 
 from golden import pool
-from harness.cases import OpEntry
 from golden.formats import format_named
+from harness.cases import OpEntry
 from harness.dtypes import DTYPES, build_of, element_bytes
 
 # (C, H, W, Hk, Wk, Hs, Ws)
