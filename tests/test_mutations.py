@@ -134,12 +134,6 @@ MUTATIONS = [
              "                arg = kh * W;\n",
              "maxpool-fp32-bw-C3xH9xW11",
              "maxpool-fp32-bw-C3xH9xW11xHk3xWk3xHs2xWs2-direct-c1"),
-    Mutation("maxpool_bw_tie_goes_to_last_maximum",  # ties must go to the first maximum, as in torch
-             "sources/pulp_pooling_impl.h",
-             "            if (v > best || v != v) {\n",
-             "            if (v >= best || v != v) {\n",
-             "maxpool-bf16-bw-C16xH16xW16",
-             "maxpool-bf16-bw-C16xH16xW16xHk2xWk2xHs2xWs2-direct-c8"),
     Mutation("conv_pad_on_the_wrong_side",
              "sources/pulp_im2col_impl.h",
              "        g.off_x = -a->Lpad;",
