@@ -62,6 +62,12 @@ void *op_frame_input_as(struct op_frame *f, const char *name, uint32_t count, ui
 void *op_frame_output_as(struct op_frame *f, const char *name, uint32_t count, uint32_t dtype);
 /* A guarded, NaN-filled work buffer; NULL, and nothing allocated, for 0 elements. */
 void *op_frame_scratch(struct op_frame *f, uint32_t count);
+/* The largest of three element counts: a work buffer sized for its largest use. */
+static inline uint32_t op_frame_max3(uint32_t a, uint32_t b, uint32_t c)
+{
+    const uint32_t ab = a > b ? a : b;
+    return ab > c ? ab : c;
+}
 /* Forks the API's per-core body on the variant's team, measured, then
  * finishes the frame (nothing runs after a set-up failure). When the op
  * describes the param PTL_ALONE_PARAM and it is not PTL_ALONE_TEAM, the

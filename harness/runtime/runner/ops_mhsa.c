@@ -21,12 +21,6 @@
 #include "ptl_runner.h"
 #include "pulp_train.h"
 
-static uint32_t max3(uint32_t a, uint32_t b, uint32_t c)
-{
-    const uint32_t ab = a > b ? a : b;
-    return ab > c ? ab : c;
-}
-
 /* A blob of `rows` x `cols` elements (C = 1). */
 static struct PTL_S(blob) mh_blob(PTL_T *data, PTL_T *diff, int rows, int cols)
 {
@@ -70,7 +64,7 @@ static int run_mhsa(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     PTL_T *dwv = fw ? NULL : op_frame_output(&f, "dwv", ef);
     /* input->diff += Cq dq + Ck dk + Cv dv (zero first): TRAINLIB_API_MORE.md */
     PTL_T *dx = fw ? NULL : op_frame_output_zeroed(&f, "dx", el);
-    PTL_T *temp = op_frame_scratch(&f, max3(ef, fl, ll));
+    PTL_T *temp = op_frame_scratch(&f, op_frame_max3(ef, fl, ll));
     PTL_T *grad = op_frame_scratch(&f, ll);
     /* head_buffer: "Attention scores for every head" (pulp_mhsa_fp32.h), heads x L x L each half;
      * the page gives no size, so a library may keep every head's there. */

@@ -41,8 +41,7 @@ static int run_rnn(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
                           .diff = fw ? NULL : op_frame_input(&f, "dy", nm), .dim = (int)nm, .W = M, .H = N, .C = 1};
     /* temp_buffer: "for BW transpose operations" (pulp_rnn_fp32.h), no size given: room for the
      * transpose of any operand the BW's products take (X, S: N x K, N x M; Wx: K x M). */
-    const uint32_t transposed = nk > nm ? (nk > km ? nk : km) : (nm > km ? nm : km);
-    float *temp = op_frame_scratch(&f, transposed);
+    float *temp = op_frame_scratch(&f, op_frame_max3(nk, nm, km));
     float *grad = op_frame_scratch(&f, nm);
     if (f.status)
         return op_frame_finish(&f, 0);

@@ -86,8 +86,7 @@ static int run_train_transformer(const struct ptl_case *c, struct ptl_variant v,
     /* z, zT and its diff, y and r (data, diff each), logits (data, diff) */
     float *act = op_frame_scratch(&f, 7 * X + 2 * (uint32_t)s.K);
     /* q, k, v, a (data, diff each), p (data, diff), head (data, diff), grad, temp, maxes, sums */
-    uint32_t temp_n = Wn > FL ? Wn : FL;
-    temp_n = temp_n > LL ? temp_n : LL;
+    const uint32_t temp_n = op_frame_max3(Wn, FL, LL);
     /* head (data, diff) heads x L x L each: "Attention scores for every head" (pulp_mhsa_fp32.h) */
     float *attn = op_frame_scratch(&f, 8 * FL + 4 * HLL + LL + temp_n + 2 * L);
     float *params = op_frame_scratch(&f, 2 * P + 3 * Wn);   /* data, diff (params' layout), raw dq/dk/dv coeffs */
