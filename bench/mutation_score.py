@@ -46,10 +46,12 @@ A mutant that does not compile is stillborn and not counted. A survivor's
 class is a person's call, written in bench/mutation_survivors.toml by its
 id (file, operator, line, occurrence) and the line it makes (mutated, which
 tells the mutants of one line apart): `equivalent`, with the reason no
-output can change, or `gap`. A review whose id no longer makes that line is
-left out, with a warning. A survivor not in that file is printed as
-`unreviewed` and counts as a gap. The kill rate is killed / (killed + gaps):
-equivalent mutants are left out. The committed mutation checks
+output can change; `lawful`, with the page's words that allow the outputs
+it changes (another reading of the contract, as tests/test_mutations.py's
+LAWFUL changes, which the suite must pass); or `gap`. A review whose id no
+longer makes that line is left out, with a warning. A survivor not in that
+file is printed as `unreviewed` and counts as a gap. The kill rate is
+killed / (killed + gaps): equivalent and lawful mutants are left out. The committed mutation checks
 (tests/test_mutations.py) are the narrow, reviewed set; this is the wide net
 beside them.
 """
@@ -80,7 +82,10 @@ from harness.child_process import die_with_parent  # noqa: E402
 from tests.mutants import LIBRARY  # noqa: E402
 
 REVIEW = Path(__file__).with_name("mutation_survivors.toml")
-CLASSES = ("equivalent", "gap")
+CLASSES = ("equivalent", "lawful", "gap")
+NOT_BUGS = ("equivalent", "lawful")   # left out of the kill rate
+WHY_NOT_A_BUG = {"equivalent": "why no output can change",
+                 "lawful": "the API page's words that allow the outputs it changes"}
 
 
 @dataclass(frozen=True)
@@ -208,8 +213,9 @@ def load_reviews(path: Path = REVIEW) -> dict[tuple[str, str, str, int], Review]
                              f"occurrence, mutated and class")
         if entry["class"] not in CLASSES:
             raise SystemExit(f"{where}: class {entry['class']!r}, expected one of {CLASSES}")
-        if entry["class"] == "equivalent" and not entry.get("reason", "").strip():
-            raise SystemExit(f"{where}: an equivalent mutant needs its reason (why no output can change)")
+        if entry["class"] in NOT_BUGS and not entry.get("reason", "").strip():
+            raise SystemExit(f"{where}: a mutant reviewed {entry['class']} needs its reason "
+                             f"({WHY_NOT_A_BUG[entry['class']]})")
         key = (entry["file"], entry["operator"], entry["line"], int(entry["occurrence"]))
         if key in reviews:
             raise SystemExit(f"{where}: reviewed twice: {key}")
@@ -433,11 +439,11 @@ def summary(results: list[tuple[Mutant, Family, Outcome]], reviews: dict) -> tup
         if outcome.verdict == "survived":
             review = reviews.get(mutant.key)
             cls = review.cls if review else "unreviewed"
-            row["equivalent" if cls == "equivalent" else "gaps"] += 1
+            row[cls if cls in NOT_BUGS else "gaps"] += 1
             survivors.append((cls, family.name, mutant, review))
         else:
             row[{"killed": "killed", "stillborn": "stillborn"}.get(outcome.verdict, "not judged")] += 1
-    columns = ["mutants", "killed", "equivalent", "gaps", "stillborn", "not judged"]
+    columns = ["mutants", "killed", "equivalent", "lawful", "gaps", "stillborn", "not judged"]
     lines = [f"{'family':14}" + "".join(f"{c:>12}" for c in columns) + f"{'kill rate':>11}"]
     totals = defaultdict(int)
     for family in FAMILIES:
@@ -453,13 +459,16 @@ def summary(results: list[tuple[Mutant, Family, Outcome]], reviews: dict) -> tup
     lines.append(f"{'all':14}" + "".join(f"{totals[c]:12}" for c in columns)
                  + (f"{totals['killed'] / judged:>11.1%}" if judged else f"{'-':>11}"))
     lines.append("")
-    lines.append(f"kill rate: {totals['killed']} of {judged} non-equivalent mutants "
+    lines.append(f"kill rate: {totals['killed']} of {judged} non-equivalent"
+                 f"{', non-lawful' if totals['lawful'] else ''} mutants "
                  f"({totals['killed'] / judged:.1%})" if judged else "kill rate: no mutant judged")
-    lines.append(f"{totals['equivalent']} equivalent, {totals['stillborn']} stillborn (do not compile; not counted)"
+    lines.append(f"{totals['equivalent']} equivalent, "
+                 + (f"{totals['lawful']} lawful (the page allows what they change), " if totals["lawful"] else "")
+                 + f"{totals['stillborn']} stillborn (do not compile; not counted)"
                  + (f", {totals['not judged']} not judged" if totals["not judged"] else ""))
     lines.append("")
     lines.append(f"survivors ({len(survivors)}; class, family, id, where, mutation):")
-    order = {"unreviewed": 0, "gap": 1, "equivalent": 2}
+    order = {"unreviewed": 0, "gap": 1, "lawful": 2, "equivalent": 3}
     for cls, name, mutant, review in sorted(survivors, key=lambda s: (order[s[0]], s[1], s[2].file, s[2].lineno)):
         lines.append(f"  {cls:10} {name:14} {mutant.id} {mutant.file}:{mutant.lineno} {mutant.operator}: "
                      f"{mutant.line!r} -> {mutant.mutated!r}")
