@@ -1,5 +1,7 @@
-"""Catalogue of the CORDIC cosine and sine: angles in [-10, 10) and the
-edges 0, +-pi/2, +-pi and 7 (range reduction), one call per angle.
+"""Catalogue of the CORDIC cosine and sine: angles sweeping the reduced
+period [-pi, pi) in equal strata, moved by whole turns into [-3 pi, 3 pi),
+and the edges 0, +-pi/2, +-pi and 7 (range reduction), one call per angle
+(golden/cordic.py, angles).
 """
 from __future__ import annotations
 
