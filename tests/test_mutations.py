@@ -337,6 +337,12 @@ MUTATIONS = [
              "        z -= CORDIC_PI;",
              "cordic-fp32-fw-n64",
              "cordic-fp32-fw-n64-direct-c1"),
+    Mutation("cordic_folds_at_a_third_of_pi",  # bench seed 10: angles in (-1.40, -1.05) land past the rotations' reach
+             "sources/pulp_cordic.c",
+             "    } else if (z < -CORDIC_PI / 2) {",
+             "    } else if (z < -CORDIC_PI / 3) {",
+             "cordic-fp32-fw-n64",
+             "cordic-fp32-fw-n64-direct-c1"),
     Mutation("transpose_matrix_with_n_and_m_swapped",  # right only for square matrices
              "sources/pulp_utils_moves_impl.h",
              "        a->out_matrix[o] = a->in_matrix[i * a->M + j];",
