@@ -66,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["baseline"]:   # python -m harness baseline update --help
         from harness.perf_gate import main as baseline
         return baseline(argv[1:])
+    if argv[:1] == ["verdicts"]:   # python -m harness verdicts --help
+        from harness.verdict_compare import main as verdicts
+        return verdicts(argv[1:])
     if argv[:1] == ["cache"]:      # python -m harness cache [prune] --help
         from harness.cache_prune import main as cache
         return cache(argv[1:])
@@ -85,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("merge", help="join the reports of the shards of one run (see merge --help)")
     sub.add_parser("baseline", help="rewrite the performance gate's baseline, or compare two "
                                     "(see baseline update --help, baseline compare --help)")
+    sub.add_parser("verdicts", help="which variants changed verdict between two runs (see verdicts --help)")
     sub.add_parser("boards", help="virtual boards, inventory checks, board control (see boards --help)")
     sub.add_parser("cache", help="what the cache holds; prune what no run has used lately (see cache --help)")
     tools = sub.add_parser("toolchain", help="check (and with --install, install) the RISC-V toolchain")

@@ -374,7 +374,9 @@ class PtlPlugin:
             pytest.skip(f"[{result.failure.kind}] {result.failure.message}")
         if expected and (expected := self.expectations.match(variant.id, variant.case.features, result.failure)):
             _note_expectation(request, self.expectations, expected, expected.label)
-            pytest.xfail(f"[{expected.label}] {expected.reason} ({expected.where})\n{result.failure}")
+            # The failure first: the reports cut a long message (results.csv at
+            # CSV_MESSAGE_CHARS), and a long reason must not cut the failure off.
+            pytest.xfail(f"{result.failure}\n[{expected.label}] {expected.reason} ({expected.where})")
         pytest.fail(str(result.failure), pytrace=False)
 
     def _attach(self, request, variant: Variant, attachments: dict[str, str]) -> None:
