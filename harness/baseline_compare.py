@@ -20,7 +20,6 @@ is slower; 2 for input that cannot be compared (one line says why).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from pathlib import Path
 
 from harness.perf_gate import BaselineError, Counts, judge, read_baseline, read_toolchain, split_id, \
     toolchain_differences
+from harness.stdout_lines import print_lines
 
 VERDICT_OF = {"regressed": "slower", "same": "same", "improved": "faster"}
 COLUMNS = ("slower", "same", "faster")
@@ -178,8 +178,5 @@ def main(argv: list[str]) -> int:
     except BaselineError as exc:
         print(f"baseline: {exc}", file=sys.stderr)
         return 2
-    try:
-        print("\n".join(lines), flush=True)
-    except BrokenPipeError:   # `... | head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no second error at exit
+    print_lines(lines)
     return status

@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.reports import CSV_COLUMNS
+from harness.stdout_lines import print_lines
 
 NEEDED = ("test_id", "outcome", "failure_class", "family", "step", "dtype", "target", "message")
 FAILED = ("failed", "error", "xfailed")
@@ -192,10 +192,7 @@ def main(argv: list[str]) -> int:
     except CompareError as exc:
         print(f"verdicts: {exc}", file=sys.stderr)
         return 2
-    try:
-        print("\n".join(lines), flush=True)
-    except BrokenPipeError:   # `... | head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print_lines(lines)
     return status
 
 
