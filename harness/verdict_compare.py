@@ -38,7 +38,7 @@ from pathlib import Path
 from harness.reports import CSV_COLUMNS
 from harness.stdout_lines import print_lines
 
-NEEDED = ("test_id", "outcome", "failure_class", "family", "step", "dtype", "target", "message")
+NEEDED = ("test_id", "outcome", "failure_class", "family", "step", "dtype", "target", "message", "expectation")
 FAILED = ("failed", "error", "xfailed")
 CHANGES = (   # (key, heading), in the order printed
     ("now_failing", "now failing (passed in OLD)"),
@@ -70,11 +70,14 @@ def verdict_of(outcome: str, failure_class: str) -> str:
     return f"not run {failure_class or outcome}"
 
 
-def failure_message(message: str, failure_class: str) -> str:
-    """An xfailed row's message is "[known_bug] reason | [class] message":
-    the failure's own part."""
+def failure_message(message: str, failure_class: str, expectation: str) -> str:
+    """The failure's own message. An expected failure's holds the failure,
+    then " | [known_bug] reason (entry)" (`expectation` is the label; runs
+    before 2026-12-07 wrote the label first): that part is left out."""
     at = message.find(f"[{failure_class}] ") if failure_class else -1
-    return message[at:] if at >= 0 else message
+    own = message[at:] if at >= 0 else message
+    label = own.find(f" | [{expectation}] ") if expectation else -1
+    return own[:label] if label >= 0 else own
 
 
 def read_run(path: Path) -> dict[str, Row]:
@@ -93,7 +96,8 @@ def read_run(path: Path) -> dict[str, Row]:
                                        f"`python -m harness merge` first)")
                 rows[r["test_id"]] = Row(r["test_id"], f"{r['family']} {r['dtype']} {r['step']}",
                                          verdict_of(r["outcome"], r["failure_class"]),
-                                         failure_message(r["message"], r["failure_class"]), r["target"])
+                                         failure_message(r["message"], r["failure_class"], r["expectation"]),
+                                         r["target"])
     except OSError as exc:
         raise CompareError(f"{csv_path}: {exc.strerror or exc}; give a run's reports directory or its "
                            f"results.csv") from None
