@@ -102,6 +102,8 @@ def edge_inputs(inputs: dict[str, np.ndarray], pattern: str, fmt: NumberFormat) 
         x = np.broadcast_to(x[..., :1], x.shape).copy()
     elif pattern == "spread":       # a realistic attention row: logits of a few units
         x = fmt.round(x * 8.0)
+    elif pattern == "negative":     # every element in [-208, -200): a row maximum that starts at 0, not at the
+        x = fmt.round(x * 4.0 - 204.0)   # lowest value, gives e^(x - 0) = 0 everywhere (0/0), below expf's range
     elif pattern == "peaks":        # each row's maximum first, in the middle or last in turn, 100 above the
         rows = np.atleast_2d(fmt.round(x * 4.0)).copy()   # rest: a max search that misses a position
         for r, row in enumerate(rows):                     # overflows expf (e^(x - m) past 88.72)

@@ -343,6 +343,12 @@ MUTATIONS = [
              "    } else if (z < -CORDIC_PI / 3) {",
              "cordic-fp32-fw-n64",
              "cordic-fp32-fw-n64-direct-c1"),
+    Mutation("softmax_row_maximum_starts_at_zero",  # the same softmax unless every element is far below 0
+             "sources/pulp_softmax_fp32.c",
+             "#define SM_LOWEST (-3.4028235e38f)",
+             "#define SM_LOWEST (0.0f)",
+             "softmax-fp32-fw-H3xW9xpatternnegative",
+             "softmax-fp32-fw-H3xW9xpatternnegative-direct-c3"),
     Mutation("transpose_matrix_with_n_and_m_swapped",  # right only for square matrices
              "sources/pulp_utils_moves_impl.h",
              "        a->out_matrix[o] = a->in_matrix[i * a->M + j];",

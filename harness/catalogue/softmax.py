@@ -7,7 +7,10 @@ the core counts, rows fewer and more than the cores, a realistic attention
 map (16 rows of 64 and 4 of 128). Input patterns: uniform, large (rows
 spanning -1000 .. 1000: the max subtraction must happen, and most
 exponentials underflow), equal (all-equal rows: y = 1/W), spread (x in
-[-8, 8)). The BW reads y as the rounded softmax of x (golden/softmax.py).
+[-8, 8)), negative (every element in [-208, -200): no exponential of an
+element is representable, so a maximum search that starts from 0 rather
+than below every element gives 0 / 0). The BW reads y as the rounded
+softmax of x (golden/softmax.py).
 
 The softmax parts (row_max, row_div, div, scalar_mul, sm_bw_op_1/2,
 mm_bias_add_transposed: per-core bodies in every dtype, forked by the
@@ -41,10 +44,12 @@ ROW_SHAPES = (
     dict(H=16, W=64, pattern="spread"),         # attention map of 16 queries over 64 keys
     dict(H=4, W=128, pattern="large"),
     dict(H=6, W=9, pattern="peaks"),            # each row's maximum first, middle, last in turn
+    dict(H=3, W=9, pattern="negative"),         # every element below -200: the max search starts below them
 )
 VECTOR_SHAPES = tuple(dict(n=n, pattern=p) for n, p in (
     (1, "uniform"), (7, "uniform"), (8, "spread"), (9, "uniform"), (17, "large"), (24, "equal"),
     (1000, "spread"), (17, "peaks"),             # one row: its maximum first
+    (19, "negative"),
 ))
 
 # fastexp_gist is within 3% of exp, relative (shared/TRAINLIB_API_MORE.md,
