@@ -47,7 +47,7 @@ from typing import Callable
 from harness import c_header
 from harness.buildcache import ObjectCache, ObjectStore
 from harness.elf_symbols import ElfError, duplicate_definitions
-from harness.kernels import own_kernels
+from harness.kernels import kernel_tables, own_kernels
 from harness.build_inputs import RUNTIME_DIR, TARGETS_DIR, BuildError, LibrarySource
 
 RUNNER_DIR = RUNTIME_DIR / "runner"
@@ -255,11 +255,22 @@ def unit_table(unit: str, dtype: str) -> str:
     return f"ptl_ops_{unit}_{dtype}"
 
 
-def _unit_flags(library: LibrarySource, unit: str, dtype: str, defines: list[str]) -> list[str]:
+def library_kernel_count(table: str, missing: dict[int, str]) -> int:
+    """How many indices the library's mm_manager has in a kernel table: one
+    past the last kernel of ptl_kernels.def it has (`missing`: the indices of
+    lib_c's own kernels it lacks). The first index out of its range."""
+    present = [index for index in range(len(kernel_tables()[table])) if index not in missing]
+    return max(present) + 1
+
+
+def _unit_flags(library: LibrarySource, unit: str, dtype: str, defines: list[str],
+                missing_kernels: dict[int, str]) -> list[str]:
     """What an op unit compiles with: the library's headers, the API errors,
-    its dtype and table name, and the PTL_HAS_* answers (defines)."""
+    its dtype and table name, the length of the library's kernel table in
+    its dtype (PTL_LIBRARY_KERNELS) and the PTL_HAS_* answers (defines)."""
     return [*library_flags(library), *API_ERRORS, f"-DPTL_OP_FP={UNIT_DTYPES[dtype]}",
-            f"-DPTL_OP_TABLE={unit_table(unit, dtype)}", *defines]
+            f"-DPTL_OP_TABLE={unit_table(unit, dtype)}",
+            f"-DPTL_LIBRARY_KERNELS={library_kernel_count(dtype, missing_kernels)}", *defines]
 
 
 def unit_flags(toolchain: Toolchain, library: LibrarySource, unit: str, dtype: str, workdir: Path) -> list[str]:
@@ -267,8 +278,10 @@ def unit_flags(toolchain: Toolchain, library: LibrarySource, unit: str, dtype: s
     here (build_runner runs those of every unit at once)."""
     workdir.mkdir(parents=True, exist_ok=True)
     fields = field_queries(op_unit_sources()[unit], dtype)
+    missing = {index: name for table, index, name in own_kernels()
+               if table == dtype and not _library_has(toolchain, library, "", name, workdir)}
     return _unit_flags(library, unit, dtype, [_query_define(struct, name) for struct, name in fields
-                                              if _library_has(toolchain, library, struct, name, workdir)])
+                                              if _library_has(toolchain, library, struct, name, workdir)], missing)
 
 
 def parallel(function: Callable, items: list) -> list:
@@ -326,7 +339,8 @@ def build_runner(toolchain: Toolchain, library: LibrarySource, extra_core: list[
             if missing:
                 report.missing_fields[f"{unit}/{dtype}"] = missing
             unit_jobs[f"{unit}/{dtype}"] = (source, _unit_flags(library, unit, dtype, [
-                _query_define(struct, name) for struct, name in fields if present[struct, name]]), table)
+                _query_define(struct, name) for struct, name in fields if present[struct, name]],
+                report.missing_kernels.get(dtype, {})), table)
 
     jobs = [(f"core/{src.name}", src, flags) for src, flags in core_jobs.items()]
     jobs += [(f"lib/{src.name}", src, flags) for src, flags in library_jobs.items()]

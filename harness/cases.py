@@ -126,6 +126,13 @@ class OpEntry:
     # mismatch: "print, return"): each variant's run must print a console line
     # of its own besides the records, or the variant fails as numeric.
     prints: Callable[["Case"], bool] = lambda case: False
+    # Cases the API says the call must reject so that the caller can see it
+    # (mm_manager's kernel index out of range), where it does not say how:
+    # judged by this rule instead of by the references, which then say what
+    # a call that did not reject would have written. rejects(case, inputs,
+    # references, outputs as float64 by name, the lines the variant printed)
+    # returns why the rejection was not visible; empty when it was.
+    rejects: Callable[["Case", dict, dict, dict, list], list[str]] | None = None
     # A per-core body its caller forks (TRAINLIB_API_MORE.md, "caller"): how
     # its units map to its outputs. Adds the option `alone`, under which one
     # core runs the body by itself and must write exactly its documented

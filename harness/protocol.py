@@ -57,6 +57,9 @@ class VariantOutput:
     region: int | None = None          # measured region number, matches QEMU plugin counts
     tensors: dict[int, np.ndarray] = field(default_factory=dict)  # bit patterns
     errors: list[str] = field(default_factory=list)
+    # Unmarked lines printed after the previous variant's VARIANT record and
+    # before this one's: what the library printed while this variant ran.
+    console: list[str] = field(default_factory=list)
     _chunks: dict[int, list] = field(default_factory=dict, repr=False)
 
 
@@ -111,17 +114,22 @@ def decode_records(output: bytes, expected_crc: int | None = None) -> DecodedRun
     """Decode a run's console output. Raises TransportError on any damage.
     A run that simply stopped (crash, timeout) decodes with complete=False."""
     run = DecodedRun()
+    finished = 0    # VARIANT records seen: the next unmarked line belongs to variant `finished`
     for record, plain in _records(output):
         if record is None:
             text = plain.decode("utf-8", "replace").rstrip("\r")
             if text:
                 run.console.append(text)
+                if finished < len(run.variants):
+                    run.variants[finished].console.append(text)
             continue
         seq, kind, body = record
         try:
             _apply(run, seq, kind, body)
         except struct.error as exc:
             raise TransportError(f"record {seq} ({kind}) has a short body: {exc}") from None
+        if kind == "VARIANT":
+            finished += 1
         if kind == "END":
             run.complete = True
     if run.payload_crc is None and run.complete and not run.case_errors:

@@ -40,6 +40,7 @@ class Mutation:
     select: str               # pytest -k expression for the slice of the suite to run
     must_fail: str            # a variant id that must fail as numeric
     team_order: str = "free"  # the host team's PTL_TEAM_ORDER for the slice
+    reports: str = "ULP"      # what the failure message must say besides the variant
 
 
 MUTATIONS = [
@@ -349,6 +350,13 @@ MUTATIONS = [
              "#define SM_LOWEST (0.0f)",
              "softmax-fp32-fw-H3xW9xpatternnegative",
              "softmax-fp32-fw-H3xW9xpatternnegative-direct-c3"),
+    Mutation("kernel_index_out_of_range_returns_silently",  # no line printed, C left as it was
+             "sources/pulp_mm_manager_fp32.c",
+             "        /* A result that can never pass a check, rather than a stale C. */\n",
+             "        return;\n",
+             "matmul_bad_index-fp32-fw-N9xM4xK8-where1",
+             "matmul_bad_index-fp32-fw-N9xM4xK8-where1-out_of_range-c8",
+             reports="printed nothing and left C as it was"),
     Mutation("transpose_matrix_with_n_and_m_swapped",  # right only for square matrices
              "sources/pulp_utils_moves_impl.h",
              "        a->out_matrix[o] = a->in_matrix[i * a->M + j];",
@@ -604,7 +612,7 @@ def test_suite_reports_the_seeded_bug_as_a_numeric_failure_naming_the_variant(mu
     assert {r["failure_class"] for r in failed.values()} == {"numeric"}
     message = texts[mutation.must_fail]
     kernel = mutation.must_fail.rsplit("-", 2)[1]
-    assert f"kernel={kernel} " in message and "cores=" in message and "ULP" in message, message
+    assert f"kernel={kernel} " in message and "cores=" in message and mutation.reports in message, message
 
 
 @dataclass(frozen=True)
@@ -639,6 +647,19 @@ LAWFUL = [
                       "            if (v > best || v != v) {\n                best = v;\n                arg = kh * W + kw;",
                       "            if (v >= best || v != v) {\n                best = v;\n                arg = kh * W + kw;"),
            "maxpool- and -bw-"),
+    # TRAINLIB_API.md, mm_manager: "An index out of range is an error the
+    # caller must be able to see", not how: a C of NaN without a word, or a
+    # printed line with C left as it was, are both seen.
+    Lawful("mm_manager_fills_nan_without_a_word_for_an_index_out_of_range",
+           SourceEdit("sources/pulp_mm_manager_fp32.c",
+                      "        if (pi_core_id() == 0)\n            printf(",
+                      "        if (0)\n            printf("),
+           "matmul_bad_index-fp32"),
+    Lawful("mm_manager_prints_and_leaves_c_for_an_index_out_of_range",
+           SourceEdit("sources/pulp_mm_manager_fp32.c",
+                      "                mm_args->C[i * M + j] = NAN;\n        return;",
+                      "                (void)0;\n        return;"),
+           "matmul_bad_index-fp32"),
 ]
 
 

@@ -116,6 +116,15 @@ def test_noise_lines_between_records_are_ignored_and_kept_in_console():
     assert run.console == ["GAP9 boot v1.2", "[lib] tiling 4x8", "\x1b[32mcore 3 up\x1b[0m", "bye"]
 
 
+def test_a_line_printed_while_a_variant_ran_is_that_variants_and_a_banner_is_no_variants():
+    w = RecordWriter().noise(b"boot").begin(3).noise(b"mm_manager: unknown matmul_type 35")
+    w.tensor(0, 0, FP32_OUT).noise(b"and again").variant(0)
+    w.tensor(1, 0, FP32_OUT).variant(1).noise(b"third").variant(2).end().noise(b"bye")
+    run = decode_records(w.output())
+    assert [v.console for v in run.variants] == [["mm_manager: unknown matmul_type 35", "and again"], [], ["third"]]
+    assert run.console == ["boot", "mm_manager: unknown matmul_type 35", "and again", "third", "bye"]
+
+
 def test_records_survive_crlf_line_endings_and_text_before_the_marker():
     clean = two_variant_run().output()
     noisy = clean.replace(b"\n", b"\r\n").replace(b"@PTL1 00000001", b"uart0> @PTL1 00000001")

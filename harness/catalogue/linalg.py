@@ -1,11 +1,15 @@
-"""Catalogue of the linear-algebra family: the raw matmul kernels and the
-linear layer."""
+"""Catalogue of the linear-algebra family: the raw matmul kernels, mm_manager
+given a kernel index out of range, and the linear layer."""
 from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from golden import linalg
+from golden.formats import format_named
 from harness.cases import OpEntry
+from harness.compare import tolerance
 from harness.dtypes import DTYPES, build_of, element_bytes
 
 # (N, M, K): each of N, M and K takes 1, values just below, at and just above
@@ -61,6 +65,53 @@ MATMUL = OpEntry(
                       "bias": c.options["bias"]},
     reference=lambda c, inputs: linalg.matmul(inputs, c.options["trans_B"], c.options["bias"]),
     footprint=_matmul_footprint,
+)
+
+# ---- mm_manager given a kernel index out of range -------------------------------------
+# "An index out of range is an error the caller must be able to see"
+# (TRAINLIB_API.md, mm_manager); the page does not say how. Seen: a line the
+# call printed, or a C holding NaN or infinity (from finite A, B and a finite
+# C0 that C starts as). Not seen: a call that returns without a word and
+# leaves C finite, whether it ran some kernel or left C alone. The index is
+# -1, or the first past the library's own table (ops_linalg.c, `where`).
+BAD_INDEX = {"below": 0, "past_end": 1}   # ops_linalg.c's BAD_INDEX_BELOW, BAD_INDEX_PAST_END
+BAD_INDEX_SHAPES = (dict(N=9, M=4, K=8), dict(N=1, M=1, K=1))
+
+
+def _bad_index_rejects(c, inputs, references, outputs, printed) -> list[str]:
+    C = outputs["C"]
+    if printed or not np.isfinite(C).all():
+        return []
+    index = "-1" if c.options["where"] == BAD_INDEX["below"] else "the first past the library's table"
+    product = references["C"]
+    if np.array_equal(C, inputs["C0"].reshape(C.shape)):
+        written = "left C as it was"
+    elif (np.abs(C - product.value) <= tolerance(product, format_named(c.dtype))).all():
+        written = "wrote A.B into C: it ran some kernel"
+    else:
+        written = "wrote finite values into C that are not A.B"
+    return [f"mm_manager, kernel index {index}: the call printed nothing and {written}; the API says an index "
+            f"out of range is an error the caller must be able to see"]
+
+
+MATMUL_BAD_INDEX = OpEntry(
+    name="matmul_bad_index",
+    unit="linalg",
+    runner_op=lambda dtype: f"matmul_bad_index_{build_of(dtype)}",
+    steps=("fw",),
+    dtypes=DTYPES,
+    shapes=BAD_INDEX_SHAPES,
+    options={"where": tuple(BAD_INDEX.values())},
+    inputs=lambda c: {"A": (c.shape["N"], c.shape["K"]), "B": (c.shape["K"], c.shape["M"]),
+                      "C0": (c.shape["N"], c.shape["M"])},
+    params=lambda c: {"N": c.shape["N"], "M": c.shape["M"], "K": c.shape["K"], "where": c.options["where"]},
+    reference=lambda c, inputs: linalg.matmul(inputs, trans_B=0),
+    rejects=_bad_index_rejects,
+    cores=(1, 8),
+    kernels=lambda dtype, step: (0,),
+    kernel_names=lambda dtype: ("out_of_range",),
+    footprint=lambda c: {name: element_bytes(c.dtype) * n for name, n in (
+        ("A", c.shape["N"] * c.shape["K"]), ("B", c.shape["K"] * c.shape["M"]), ("C", c.shape["N"] * c.shape["M"]))},
 )
 
 # One row-split and one column-split kernel, the largest tiles: the kernels of
@@ -129,4 +180,4 @@ LINEAR_LAYER = replace(
     params=lambda c: {**LINEAR.params(c), "tout": c.shape["tout"], "tinp": c.shape["tinp"]},
     footprint=_linear_layer_footprint, kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
 
-ENTRIES = [MATMUL, LINEAR, LINEAR_LAYER]
+ENTRIES = [MATMUL, MATMUL_BAD_INDEX, LINEAR, LINEAR_LAYER]

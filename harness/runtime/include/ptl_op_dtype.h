@@ -14,7 +14,10 @@
  *
  * PTL_T is the element type, PTL_DTYPE its wire dtype, PTL_OP_NAME("linear")
  * the op's name ("linear_fp32") and PTL_KERNEL_TABLE the kernel table its
- * matmul index selects from.
+ * matmul index selects from. The build also passes -DPTL_LIBRARY_KERNELS=<n>:
+ * how many indices the library's mm_manager has in that table (the API's,
+ * and lib_c's own ones it has; harness/build_units.py), so that an op can
+ * ask for the first index out of its range.
  *
  * PTL_FROM_F32(x) and PTL_TO_F32(h) convert a scalar argument (a slope, a
  * learning rate) to and from PTL_T, rounding to nearest even. They use only
@@ -41,8 +44,8 @@
 
 #include "ptl_protocol.h"
 
-#if !defined(PTL_OP_FP) || !defined(PTL_OP_TABLE)
-#error "runner op units are compiled with -DPTL_OP_FP=32|16 and -DPTL_OP_TABLE=<table name>"
+#if !defined(PTL_OP_FP) || !defined(PTL_OP_TABLE) || !defined(PTL_LIBRARY_KERNELS)
+#error "runner op units are compiled with -DPTL_OP_FP=32|16, -DPTL_OP_TABLE=<table name> and -DPTL_LIBRARY_KERNELS=<n>"
 #endif
 
 #define PTL_PASTE_(a, b) a##b

@@ -1,6 +1,7 @@
 /*
  * Runner ops of the linear-algebra family: the matmul kernels through
- * mm_manager (forked by the caller, as the API says), the linear layer
+ * mm_manager (forked by the caller, as the API says), mm_manager given a
+ * kernel index out of range, the linear layer
  * (which forks itself), and linear_layer, a whole layer run tile by tile
  * with its tensors in far memory and the DMA moving the tiles.
  *
@@ -50,6 +51,43 @@ static int run_matmul(const struct ptl_case *c, struct ptl_variant v, uint32_t v
     struct PTL_S(mm_manager_args) manager = {
         .mm_args = &mm, .mm_dw_args = NULL, .layer_type = LAYER_LINEAR, .step_type = STEP_FW,
         .matmul_type = v.kernel,
+    };
+    return op_frame_fork(&f, v, PTL_S(mm_manager), &manager);
+}
+
+/* ---- matmul_bad_index --------------------------------------------------------------
+ * mm_manager asked for a kernel index out of the library's range: "an error
+ * the caller must be able to see" (TRAINLIB_API.md), the page not saying
+ * how. `where` picks the index: BAD_INDEX_BELOW -1, BAD_INDEX_PAST_END the
+ * first index past the library's table (PTL_LIBRARY_KERNELS, from the
+ * build's probes). C starts as a copy of the finite input C0, not as
+ * poison, so that the harness can tell a C the call left alone from one it
+ * wrote NaN into; the harness reads the variant's printed lines as well. */
+
+enum { BAD_INDEX_BELOW = 0, BAD_INDEX_PAST_END = 1 };
+
+static int run_matmul_bad_index(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    const int N = ptl_param(c, "N", vi), M = ptl_param(c, "M", vi), K = ptl_param(c, "K", vi);
+    const int where = ptl_param(c, "where", vi);
+    if (N < 1 || M < 1 || K < 1 || (where != BAD_INDEX_BELOW && where != BAD_INDEX_PAST_END)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "matmul_bad_index params need N, M, K >= 1, where 0 or 1");
+        return PTL_ERR_BAD_CASE;
+    }
+    struct op_frame f;
+    op_frame_init(&f, c, vi, PTL_DTYPE);
+    PTL_T *A = op_frame_input(&f, "A", (uint32_t)(N * K));
+    PTL_T *B = op_frame_input(&f, "B", (uint32_t)(K * M));
+    PTL_T *C = op_frame_output_from(&f, "C0", "C", (uint32_t)(N * M));
+    if (f.status)
+        return op_frame_finish(&f, 0);
+    struct PTL_S(matMul_args) mm = {
+        .A = A, .B = B, .C = C, .N = N, .M = M, .K = K, .trans_B = 0,
+        .bias = NULL, .bias_dim = 0, .USE_BIASES = 0, .bias_transposed = 0,
+    };
+    struct PTL_S(mm_manager_args) manager = {
+        .mm_args = &mm, .mm_dw_args = NULL, .layer_type = LAYER_LINEAR, .step_type = STEP_FW,
+        .matmul_type = where == BAD_INDEX_BELOW ? -1 : PTL_LIBRARY_KERNELS,
     };
     return op_frame_fork(&f, v, PTL_S(mm_manager), &manager);
 }
@@ -144,6 +182,7 @@ static int run_linear_layer(const struct ptl_case *c, struct ptl_variant v, uint
 
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("matmul"), "N M K trans_B bias", "A B bias", "C", PTL_KERNEL_TABLE, run_matmul},
+    {PTL_OP_NAME("matmul_bad_index"), "N M K where", "A B C0", "C", "none", run_matmul_bad_index},
     {PTL_OP_NAME("linear"), "in out use_biases step", "x W b dy", "y dW db dx", PTL_KERNEL_TABLE, run_linear},
     {PTL_OP_NAME("linear_layer"), LINEAR_LAYER_PARAMS, "x W b dy", "y dW db dx", PTL_KERNEL_TABLE,
      run_linear_layer},
