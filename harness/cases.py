@@ -23,7 +23,7 @@ from typing import Callable
 import golden.bundle
 from golden.bundle import Reference
 from harness import c_header, core_split
-from harness.core_split import CoreSplit
+from harness.core_split import CoreSplit, KernelSplit
 from harness.kernels import kernel_table
 
 GOLDEN_DIR = Path(golden.bundle.__file__).resolve().parent   # the reference code every entry computes with
@@ -46,6 +46,8 @@ FEATURES = {
     "transp_im2col": "transposed convolution through im2col (USE_IM2COL=1)",
     "hwc_transp": "transposed convolution in HWC",
     "negative_crop": "transposed convolution with a negative pad (torch's output_padding beyond its padding)",
+    "caller_blocks": "matmul kernels that deal their rows (mm*) or columns (mm_M*) in the caller's blocks "
+                     "of TRAINLIB_API_MORE.md, so that one core alone writes a known part of C",
 }
 
 
@@ -137,7 +139,7 @@ class OpEntry:
     # its units map to its outputs. Adds the option `alone`, under which one
     # core runs the body by itself and must write exactly its documented
     # block (harness/core_split.py).
-    split: CoreSplit | None = None
+    split: CoreSplit | KernelSplit | None = None   # KernelSplit: one per matmul kernel (by its name)
 
     def format_of(self, tensor: str, dtype: str) -> str:
         """The dtype a tensor travels in: its own, or the case's."""

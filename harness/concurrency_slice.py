@@ -35,7 +35,7 @@ def shortfall(case: Case) -> int:
     """0 when the case gives at least two cores of a team work; otherwise how
     far it is from that (the count of sizes below 2, or 1 for a split whose
     units are fewer than two)."""
-    if case.entry.split:
+    if isinstance(case.entry.split, core_split.CoreSplit):
         return int(case.entry.split.units(case) < 2)
     return sum(1 for size in case.shape.values() if isinstance(size, int) and size < 2)
 

@@ -43,6 +43,21 @@ class CoreSplit:
     starts_from: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class KernelSplit:
+    """A per-core body whose split depends on the matmul kernel the variant
+    runs: `of` maps the kernel's name to its CoreSplit (mm_manager: the mm*
+    kernels split rows, the mm_M* ones columns, TRAINLIB_API.md)."""
+
+    of: Callable[[str], CoreSplit]
+
+
+def split_of(case, kernel: int) -> CoreSplit:
+    """The CoreSplit a variant of the case runs under (its entry's, or its kernel's)."""
+    split = case.entry.split
+    return split.of(case.entry.kernel_names(case.dtype)[kernel]) if isinstance(split, KernelSplit) else split
+
+
 def flat(size: str = "n", outputs: tuple[str, ...] = ("y",), starts_from: dict[str, str] | None = None) -> CoreSplit:
     """A body over a flat vector of shape[size] elements: element i is unit i."""
     return CoreSplit(lambda case: case.shape[size],
@@ -54,6 +69,13 @@ def rows(rows: str = "rows", width: str = "n", outputs: tuple[str, ...] = ("y",)
     return CoreSplit(lambda case: case.shape[rows],
                      lambda case: {name: np.repeat(np.arange(case.shape[rows]), case.shape[width])
                                    for name in outputs})
+
+
+def columns(rows: str, width: str, outputs: tuple[str, ...]) -> CoreSplit:
+    """A body over the shape[width] columns of a row-major shape[rows] x
+    shape[width] output: a column is a unit."""
+    return CoreSplit(lambda case: case.shape[width],
+                     lambda case: {name: np.tile(np.arange(case.shape[width]), case.shape[rows]) for name in outputs})
 
 
 def block(n: int, cores: int, core: int) -> tuple[int, int]:
@@ -75,25 +97,26 @@ def runs_at(case, cores: int) -> bool:
     return cores > 1 or alone_core(case, cores) is None
 
 
-def judge(case, cores: int, core: int, bits: dict[str, np.ndarray], references: dict[str, Reference],
+def judge(case, kernel: int, cores: int, core: int, bits: dict[str, np.ndarray], references: dict[str, Reference],
           formats: dict[str, NumberFormat], inputs: dict[str, np.ndarray]) -> tuple[list[str], dict[str, np.ndarray]]:
     """Reports of the elements outside `core`'s block that are not what
     the output started as (the sentinel, or the input of an in-place body),
     and the outputs' bits with every element outside the block
     replaced by the reference's, so that the ordinary comparison judges the
     block alone (its unwritten elements still read as the sentinel, a NaN)."""
-    n = case.entry.split.units(case)
+    split = split_of(case, kernel)
+    n = split.units(case)
     first, last = block(n, cores, core)
     head = (f"alone: core {core} of {cores} ran the per-core body by itself; the API's split "
             f"(TRAINLIB_API_MORE.md, caller: b = ceil(n / cores)) gives it units [{first}, {last}) of n = {n}")
     reports, judged = [], dict(bits)
-    for name, unit in case.entry.split.unit_of(case).items():
+    for name, unit in split.unit_of(case).items():
         fmt, actual = formats[name], bits[name].reshape(-1)
         if actual.size != unit.size:
             continue   # the ordinary comparison reports the size
         mine = (unit >= first) & (unit < last)
         sentinel = SENTINEL["F16" if fmt.bits == 16 else "F32"]
-        source = case.entry.split.starts_from.get(name)
+        source = split.starts_from.get(name)
         start = fmt.to_bits(inputs[source].reshape(-1)).astype(actual.dtype) if source else sentinel
         written = np.flatnonzero(~mine & (actual != start))
         if written.size:
@@ -110,3 +133,4 @@ def judge(case, cores: int, core: int, bits: dict[str, np.ndarray], references: 
         expected = fmt.to_bits(references[name].value.reshape(-1)).astype(actual.dtype)
         judged[name] = np.where(mine, actual, expected).reshape(bits[name].shape)
     return reports, judged
+

@@ -495,7 +495,7 @@ class Session:
             references, result.attachments = check.references, check.attachments
         alone = core_split.alone_core(case, variant.cores)
         if alone is not None:
-            alone_reports, bits = core_split.judge(case, variant.cores, alone, bits, references,
+            alone_reports, bits = core_split.judge(case, variant.kernel, variant.cores, alone, bits, references,
                                                    {name: out_fmt(name) for name in references}, bundle.inputs)
             reports.extend(alone_reports)
         for name, reference in references.items():

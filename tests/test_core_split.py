@@ -63,7 +63,7 @@ def test_on_one_core_only_the_team_runs_since_either_core_alone_is_the_team():
 def test_exactly_the_documented_block_passes_and_only_the_block_is_judged():
     case = _case(17, core_split.ALONE["FIRST"])
     bits, reference = _run(case, 3, range(0, 6))          # b = 6 on 3 cores
-    reports, judged = core_split.judge(case, 3, 0, {"y": bits}, {"y": reference}, {"y": FP32}, {})
+    reports, judged = core_split.judge(case, 0, 3, 0, {"y": bits}, {"y": reference}, {"y": FP32}, {})
     assert reports == []
     assert (judged["y"] == FP32.to_bits(reference.value)).all()   # outside the block: the reference's
 
@@ -71,7 +71,7 @@ def test_exactly_the_documented_block_passes_and_only_the_block_is_judged():
 def test_a_coarser_split_is_named_with_the_block_and_the_elements_written_outside_it():
     case = _case(17, core_split.ALONE["FIRST"])
     bits, reference = _run(case, 3, range(0, 7))          # b = ceil((n + 2) / cores) = 7
-    reports, judged = core_split.judge(case, 3, 0, {"y": bits}, {"y": reference}, {"y": FP32}, {})
+    reports, judged = core_split.judge(case, 0, 3, 0, {"y": bits}, {"y": reference}, {"y": FP32}, {})
     assert len(reports) == 1
     assert "core 0 of 3" in reports[0] and "units [0, 6) of n = 17" in reports[0]
     assert "tensor y: 1 of 11 elements outside that block changed from the sentinel" in reports[0]
@@ -81,7 +81,7 @@ def test_a_coarser_split_is_named_with_the_block_and_the_elements_written_outsid
 def test_an_element_of_the_block_left_unwritten_is_named_and_still_fails_the_comparison():
     case = _case(17, core_split.ALONE["LAST"])
     bits, reference = _run(case, 8, range(15, 16))        # core 5 of 8 owns [15, 17); 16 never written
-    reports, judged = core_split.judge(case, 8, 5, {"y": bits}, {"y": reference}, {"y": FP32}, {})
+    reports, judged = core_split.judge(case, 0, 8, 5, {"y": bits}, {"y": reference}, {"y": FP32}, {})
     assert reports == [reports[0]] and "1 of 2 elements of that block still hold the runner's sentinel" in reports[0]
     assert judged["y"][16] == core_split.SENTINEL["F32"]   # left for the comparison, which fails it as a NaN
 
@@ -89,7 +89,7 @@ def test_an_element_of_the_block_left_unwritten_is_named_and_still_fails_the_com
 def test_an_empty_block_must_leave_everything_as_the_sentinel():
     case = _case(17, core_split.ALONE["LAST"])
     bits, reference = _run(case, 8, range(16, 17))        # core 7 of 8 owns nothing
-    reports, _ = core_split.judge(case, 8, 7, {"y": bits}, {"y": reference}, {"y": FP32}, {})
+    reports, _ = core_split.judge(case, 0, 8, 7, {"y": bits}, {"y": reference}, {"y": FP32}, {})
     assert len(reports) == 1 and "units [17, 17)" in reports[0] and "16 = 1 (0x3f800000, unit 16)" in reports[0]
 
 
@@ -100,8 +100,30 @@ def test_an_in_place_body_must_leave_the_input_outside_its_block():
     reference = Reference(x / 3, np.abs(x / 3), 1)
     bits = FP32.to_bits(x)                                   # y starts as x
     bits[6:9] = FP32.to_bits(reference.value)[6:9]           # core 2 of 3 owns [6, 9)
-    reports, _ = core_split.judge(case, 3, 2, {"y": bits}, {"y": reference}, {"y": FP32}, {"x": x})
+    reports, _ = core_split.judge(case, 0, 3, 2, {"y": bits}, {"y": reference}, {"y": FP32}, {"x": x})
     assert reports == []
     bits[5] = FP32.to_bits(reference.value)[5]               # and one of core 1's
-    reports, _ = core_split.judge(case, 3, 2, {"y": bits}, {"y": reference}, {"y": FP32}, {"x": x})
+    reports, _ = core_split.judge(case, 0, 3, 2, {"y": bits}, {"y": reference}, {"y": FP32}, {"x": x})
     assert len(reports) == 1 and "1 of 6 elements outside that block changed from the input x" in reports[0]
+
+
+def test_a_matmul_kernel_is_judged_by_its_own_axis_rows_for_mm_columns_for_mm_M():
+    from harness.catalogue import linalg
+    from harness.kernels import kernel_table
+    case = next(c for c in linalg.MATMUL_ALONE.cases() if c.dtype == "fp32" and c.shape == dict(N=13, M=11, K=7)
+                and c.options["trans_B"] == 0 and c.options[core_split.OPTION] == core_split.ALONE["FIRST"])
+    names = kernel_table("fp32")
+    row_kernel, column_kernel = names.index("mm_unroll_4x1"), names.index("mm_M_unroll_1x4")
+    value = np.linspace(-1, 1, 13 * 11).reshape(13, 11)
+    reference = Reference(value, np.abs(value), 7)
+    rows = np.full((13, 11), core_split.SENTINEL["F32"], dtype=np.uint32)
+    rows[0:5] = FP32.to_bits(value[0:5])                    # core 0 of 3: rows [0, 5)
+    columns = np.full((13, 11), core_split.SENTINEL["F32"], dtype=np.uint32)
+    columns[:, 0:4] = FP32.to_bits(value[:, 0:4])           # core 0 of 3: columns [0, 4)
+
+    def reports(kernel, bits):
+        return core_split.judge(case, kernel, 3, 0, {"C": bits}, {"C": reference}, {"C": FP32}, {})[0]
+
+    assert reports(row_kernel, rows) == [] and reports(column_kernel, columns) == []
+    assert "units [0, 5) of n = 13" in reports(row_kernel, columns)[0]
+    assert "units [0, 4) of n = 11" in reports(column_kernel, rows)[0]

@@ -350,6 +350,13 @@ MUTATIONS = [
              "#define SM_LOWEST (0.0f)",
              "softmax-fp32-fw-H3xW9xpatternnegative",
              "softmax-fp32-fw-H3xW9xpatternnegative-direct-c3"),
+    Mutation("row_kernel_splits_columns",  # the same C on the whole team; one core alone writes columns
+             "sources/pulp_matmul_fp32.c",
+             "void mm_unroll_4x1(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x1, 0); }",
+             "void mm_unroll_4x1(void *matMul_args) { ptl_mm_fp32_run(matMul_args, &ptl_mm_fp32_tiles_4x1, 1); }",
+             "matmul_alone-fp32-fw-N13xM11xK7-trans_B0",
+             "matmul_alone-fp32-fw-N13xM11xK7-trans_B0-bias0-alone1-mm_unroll_4x1-c3",
+             reports="elements outside that block changed"),
     Mutation("kernel_index_out_of_range_returns_silently",  # no line printed, C left as it was
              "sources/pulp_mm_manager_fp32.c",
              "        /* A result that can never pass a check, rather than a stale C. */\n",

@@ -1,5 +1,6 @@
-"""Catalogue of the linear-algebra family: the raw matmul kernels, mm_manager
-given a kernel index out of range, and the linear layer."""
+"""Catalogue of the linear-algebra family: the raw matmul kernels (on the
+team, and on one core alone), mm_manager given a kernel index out of range,
+and the linear layer."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,6 +9,7 @@ import numpy as np
 
 from golden import linalg
 from golden.formats import format_named
+from harness import core_split
 from harness.cases import OpEntry
 from harness.compare import tolerance
 from harness.dtypes import DTYPES, build_of, element_bytes
@@ -66,6 +68,33 @@ MATMUL = OpEntry(
     reference=lambda c, inputs: linalg.matmul(inputs, c.options["trans_B"], c.options["bias"]),
     footprint=_matmul_footprint,
 )
+
+# ---- one core alone through mm_manager (lib_c's feature caller_blocks) -----------------
+# TRAINLIB_API.md: the mm* kernels split the N rows over the cores, the mm_M*
+# kernels the M columns; it does not say which rows a core takes (the
+# published unrolled kernels deal them out by their unroll, and split a
+# leftover row's columns). lib_c deals them in the caller's blocks of
+# TRAINLIB_API_MORE.md (core id: [id*b, (id+1)*b), b = ceil(n / cores)), so
+# that a caller knows which part of C a core writes: one core alone
+# (`alone`, harness/core_split.py) must write its block of rows or columns,
+# right, and nothing else. No bias: mm_manager adds it after a barrier,
+# which one core alone would wait at for ever. N and M are not multiples of
+# the core counts or of the unrolls; on 8 cores N13's last block is empty.
+ALONE_SHAPES = (dict(N=13, M=11, K=7), dict(N=9, M=17, K=5))
+
+
+def _matmul_split(kernel: str) -> core_split.CoreSplit:
+    if kernel.startswith("mm_M"):
+        return core_split.columns("N", "M", ("C",))
+    return core_split.rows("N", "M", ("C",))
+
+
+MATMUL_ALONE = replace(
+    MATMUL, name="matmul_alone", runner_op=lambda dtype: f"matmul_alone_{build_of(dtype)}",
+    shapes=ALONE_SHAPES, options={"trans_B": (0, 1), "bias": (MATMUL_BIAS["none"],)},
+    applies=lambda c: c.options[core_split.OPTION] != core_split.ALONE["TEAM"],   # the team is `matmul`'s
+    split=core_split.KernelSplit(_matmul_split), cores=(2, 3, 8), features=lambda c: ("caller_blocks",))
+
 
 # ---- mm_manager given a kernel index out of range -------------------------------------
 # "An index out of range is an error the caller must be able to see"
@@ -180,4 +209,4 @@ LINEAR_LAYER = replace(
     params=lambda c: {**LINEAR.params(c), "tout": c.shape["tout"], "tinp": c.shape["tinp"]},
     footprint=_linear_layer_footprint, kernels=lambda dtype, step: SHAPE_SWEEP_KERNELS[dtype])
 
-ENTRIES = [MATMUL, MATMUL_BAD_INDEX, LINEAR, LINEAR_LAYER]
+ENTRIES = [MATMUL, MATMUL_ALONE, MATMUL_BAD_INDEX, LINEAR, LINEAR_LAYER]

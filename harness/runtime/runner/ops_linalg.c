@@ -182,6 +182,8 @@ static int run_linear_layer(const struct ptl_case *c, struct ptl_variant v, uint
 
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("matmul"), "N M K trans_B bias", "A B bias", "C", PTL_KERNEL_TABLE, run_matmul},
+    /* One core alone (the `alone` param, op_frame_fork): its block of rows or columns. */
+    {PTL_OP_NAME("matmul_alone"), "N M K trans_B bias alone", "A B bias", "C", PTL_KERNEL_TABLE, run_matmul},
     {PTL_OP_NAME("matmul_bad_index"), "N M K where", "A B C0", "C", "none", run_matmul_bad_index},
     {PTL_OP_NAME("linear"), "in out use_biases step", "x W b dy", "y dW db dx", PTL_KERNEL_TABLE, run_linear},
     {PTL_OP_NAME("linear_layer"), LINEAR_LAYER_PARAMS, "x W b dy", "y dW db dx", PTL_KERNEL_TABLE,
