@@ -357,6 +357,17 @@ MUTATIONS = [
              "matmul_alone-fp32-fw-N13xM11xK7-trans_B0",
              "matmul_alone-fp32-fw-N13xM11xK7-trans_B0-bias0-alone1-mm_unroll_4x1-c3",
              reports="elements outside that block changed"),
+    Mutation("cross_entropy_bw_leaves_the_softmax_in_its_input",  # the gradient right; o overwritten
+             "sources/pulp_losses_impl.h",
+             "    for (int i = 0; i < n; i++)\n"
+             "        g[i] = LOSS_FROM_F((expf(LOSS_TO_F(o[i]) - m) / se) * s - LOSS_TO_F(t[i]));",
+             "    for (int i = 0; i < n; i++) {\n"
+             "        g[i] = LOSS_FROM_F((expf(LOSS_TO_F(o[i]) - m) / se) * s - LOSS_TO_F(t[i]));\n"
+             "        ((LOSS_T *)o)[i] = LOSS_FROM_F(expf(LOSS_TO_F(o[i]) - m) / se);\n"
+             "    }",
+             "ce_loss-fp32-bw-N9-",
+             "ce_loss-fp32-bw-N9-direct-c1",
+             reports="tensor o_after"),
     Mutation("kernel_index_out_of_range_returns_silently",  # no line printed, C left as it was
              "sources/pulp_mm_manager_fp32.c",
              "        /* A result that can never pass a check, rather than a stale C. */\n",

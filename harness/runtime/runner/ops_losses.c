@@ -8,7 +8,9 @@
  *
  * Compiled once per dtype (ptl_op_dtype.h). Tensors: o and t [N]; outputs
  * loss [1] (FW, the *wr_loss the primitive writes) and do [N] (BW, the
- * output->diff it overwrites). Both steps read o and t, nothing else.
+ * output->diff it overwrites). Both steps read o and t, nothing else, and
+ * write nothing else (TRAINLIB_API_MORE.md, losses): o and t are emitted
+ * after the call too, as o_after and t_after, which must be the inputs.
  *
  * berHu's alpha is a float field; the params are ints, so it travels as
  * alpha_milli (0..1000): alpha = (float)alpha_milli / 1000.0f in binary32,
@@ -24,7 +26,7 @@
 #include "pulp_train.h"
 
 #define LOSS_INPUTS "o t"
-#define LOSS_OUTPUTS "loss do"
+#define LOSS_OUTPUTS "loss do o_after t_after"
 
 
 typedef void (*primitive_fn)(void *);
@@ -50,8 +52,8 @@ static int run_loss(const struct ptl_case *c, uint32_t vi, int n, int step, stru
     const uint32_t count = (uint32_t)n;
     struct op_frame f;
     op_frame_init(&f, c, vi, PTL_DTYPE);
-    PTL_T *o = op_frame_input(&f, "o", count);
-    PTL_T *t = op_frame_input(&f, "t", count);
+    PTL_T *o = op_frame_output_from(&f, "o", "o_after", count);
+    PTL_T *t = op_frame_output_from(&f, "t", "t_after", count);
     PTL_T *loss = fw ? op_frame_output(&f, "loss", 1) : NULL;
     PTL_T *grad = fw ? NULL : op_frame_output(&f, "do", count);
     if (f.status)
