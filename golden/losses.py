@@ -205,8 +205,10 @@ def sgd(inputs: dict[str, np.ndarray], use_biases: int, lr: float, lam: float) -
     lambda != 0: g' = g + lambda w: 2, magnitude |g| + lambda|w|; w' = w - lr g':
     g' carries 2 relative to |g| + lambda|w|, the product 1, the subtraction 1:
     4, magnitude |w| + lr(|g| + lambda|w|).
+    Without use_biases, b and db stay as they were (exact).
     """
-    out = {}
+    out = {} if use_biases else {name: Reference(inputs[name[:-4]], np.abs(inputs[name[:-4]]), 0)
+                                 for name in ("b_new", "db_new")}
     pairs = (("w", "dw"),) + ((("b", "db"),) if use_biases else ())
     for p, g in pairs:
         w, dw = _t(inputs[p]), _t(inputs[g])

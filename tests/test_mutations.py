@@ -368,6 +368,18 @@ MUTATIONS = [
              "ce_loss-fp32-bw-N9-",
              "ce_loss-fp32-bw-N9-direct-c1",
              reports="tensor o_after"),
+    Mutation("bias_added_whenever_a_buffer_is_given",  # tests the pointer, not USE_BIASES
+             "sources/pulp_mm_manager_fp32.c",
+             "    if (!mm_args->USE_BIASES)\n",
+             "    if (!mm_args->bias)\n",
+             "matmul-fp32-fw-N9xM4xK8 and bias3",
+             "matmul-fp32-fw-N9xM4xK8-trans_B0-bias3-mm-c1"),
+    Mutation("sgd_updates_biases_it_is_given_without_use_biases",  # tests the blob, not the flag
+             "sources/pulp_optimizers_fp32.c",
+             "    if (a->use_biases == 1)\n",
+             "    if (a->biases->dim > 0)\n",
+             "sgd-fp32-update-nw7xnb3-use_biases0",
+             "sgd-fp32-update-nw7xnb3-use_biases0-lr_micro10000-lambda_micro0-direct-c3"),
     Mutation("kernel_index_out_of_range_returns_silently",  # no line printed, C left as it was
              "sources/pulp_mm_manager_fp32.c",
              "        /* A result that can never pass a check, rather than a stale C. */\n",

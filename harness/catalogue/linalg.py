@@ -31,7 +31,9 @@ LINEAR_SHAPES = tuple(dict(inp=i, out=o) for i, o in (
 # one bias per column, M entries; 1: one per row, N entries). N != M, so a
 # bias added along the wrong axis cannot pass.
 MATMUL_BIAS_SHAPES = (dict(N=9, M=4, K=8), dict(N=1, M=9, K=5), dict(N=13, M=11, K=7))
-MATMUL_BIAS = {"none": 0, "per_column": 1, "per_row": 2}   # the op's `bias` param
+# The op's `bias` param; `unused`: a bias of M entries given with USE_BIASES
+# 0, which mm_manager must not add (it adds the bias "if USE_BIASES").
+MATMUL_BIAS = {"none": 0, "per_column": 1, "per_row": 2, "unused": 3}
 
 
 def _matmul_applies(c) -> bool:
@@ -42,9 +44,15 @@ def _matmul_applies(c) -> bool:
 def _matmul_footprint(c) -> dict[str, int]:
     """Bytes of the tensors mm and mm_manager read and write (no buffers)."""
     N, M, K = c.shape["N"], c.shape["M"], c.shape["K"]
-    bias = {MATMUL_BIAS["none"]: 0, MATMUL_BIAS["per_column"]: M, MATMUL_BIAS["per_row"]: N}[c.options["bias"]]
+    bias = {MATMUL_BIAS["none"]: 0, MATMUL_BIAS["per_column"]: M, MATMUL_BIAS["per_row"]: N,
+            MATMUL_BIAS["unused"]: M}[c.options["bias"]]
     elements = {"A": N * K, "B": K * M, "C": N * M, "bias": bias}
     return {name: n * element_bytes(c.dtype) for name, n in elements.items() if n}
+
+
+def _added_bias(c) -> int:
+    """The bias the product has: golden.linalg.matmul's `bias` (0 for `unused`)."""
+    return MATMUL_BIAS["none"] if c.options["bias"] == MATMUL_BIAS["unused"] else c.options["bias"]
 
 
 def _matmul_inputs(c) -> dict[str, tuple[int, ...]]:
@@ -65,7 +73,7 @@ MATMUL = OpEntry(
     inputs=_matmul_inputs,
     params=lambda c: {"N": c.shape["N"], "M": c.shape["M"], "K": c.shape["K"], "trans_B": c.options["trans_B"],
                       "bias": c.options["bias"]},
-    reference=lambda c, inputs: linalg.matmul(inputs, c.options["trans_B"], c.options["bias"]),
+    reference=lambda c, inputs: linalg.matmul(inputs, c.options["trans_B"], _added_bias(c)),
     footprint=_matmul_footprint,
 )
 

@@ -186,12 +186,10 @@ def _sgd_params(c) -> dict[str, int]:
 
 
 def _sgd_footprint(c) -> dict[str, int]:
-    """Weights and their gradients; biases and theirs when used."""
+    """Weights and their gradients, biases and theirs (given whole without use_biases too)."""
     size = element_bytes(c.dtype)
-    out = {"weights": c.shape["nw"] * size, "weight_grads": c.shape["nw"] * size}
-    if c.options["use_biases"]:
-        out.update(biases=c.shape["nb"] * size, bias_grads=c.shape["nb"] * size)
-    return out
+    return {"weights": c.shape["nw"] * size, "weight_grads": c.shape["nw"] * size,
+            "biases": c.shape["nb"] * size, "bias_grads": c.shape["nb"] * size}
 
 
 def _sgd_reference(c, inputs):

@@ -21,17 +21,18 @@
  * C [N x M] = A [N x K] . B, with B [K x M], or [M x K] when trans_B.
  * bias: 0 none; 1 one bias per column (bias_transposed = 0, M entries);
  * 2 one bias per row (bias_transposed = 1, N entries), added by mm_manager
- * after the kernel. */
+ * after the kernel; 3 a bias of M entries given with USE_BIASES = 0, which
+ * mm_manager adds only "if USE_BIASES" (TRAINLIB_API.md): C must be A.B. */
 
-enum { MM_BIAS_NONE = 0, MM_BIAS_PER_COLUMN = 1, MM_BIAS_PER_ROW = 2 };
+enum { MM_BIAS_NONE = 0, MM_BIAS_PER_COLUMN = 1, MM_BIAS_PER_ROW = 2, MM_BIAS_UNUSED = 3 };
 
 static int run_matmul(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
 {
     const int N = ptl_param(c, "N", vi), M = ptl_param(c, "M", vi), K = ptl_param(c, "K", vi);
     const int trans_B = ptl_param(c, "trans_B", vi), bias_mode = ptl_param(c, "bias", vi);
     if (N < 1 || M < 1 || K < 1 || (trans_B != 0 && trans_B != 1) || bias_mode < MM_BIAS_NONE ||
-        bias_mode > MM_BIAS_PER_ROW) {
-        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "matmul params need N, M, K >= 1, trans_B 0 or 1, bias 0, 1 or 2");
+        bias_mode > MM_BIAS_UNUSED) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "matmul params need N, M, K >= 1, trans_B 0 or 1, bias 0 to 3");
         return PTL_ERR_BAD_CASE;
     }
     const uint32_t bias_count = (uint32_t)(bias_mode == MM_BIAS_PER_ROW ? N : M);
@@ -45,7 +46,8 @@ static int run_matmul(const struct ptl_case *c, struct ptl_variant v, uint32_t v
         return op_frame_finish(&f, 0);
     struct PTL_S(matMul_args) mm = {
         .A = A, .B = B, .C = C, .N = N, .M = M, .K = K, .trans_B = trans_B,
-        .bias = bias, .bias_dim = bias_mode ? (int)bias_count : 0, .USE_BIASES = bias_mode != MM_BIAS_NONE,
+        .bias = bias, .bias_dim = bias_mode ? (int)bias_count : 0,
+        .USE_BIASES = bias_mode == MM_BIAS_PER_COLUMN || bias_mode == MM_BIAS_PER_ROW,
         .bias_transposed = bias_mode == MM_BIAS_PER_ROW,
     };
     struct PTL_S(mm_manager_args) manager = {

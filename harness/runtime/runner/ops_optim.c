@@ -5,11 +5,13 @@
  * The optimizer is a per-core body forked by the caller (the API says so),
  * so the runner forks it on the variant's team, as a deployment would.
  *
- * Compiled once per dtype (ptl_op_dtype.h). Tensors: w, dw [nw]; b, db [nb]
- * (read only with use_biases 1). The update is in place, so the inputs are
- * copied into guarded output buffers that the primitive updates: w_new and
- * dw_new (the gradient, decayed in place when lambda != 0), and with biases
- * b_new and db_new.
+ * Compiled once per dtype (ptl_op_dtype.h). Tensors: w, dw [nw]; b, db [nb].
+ * The update is in place, so the inputs are copied into guarded output
+ * buffers that the primitive updates: w_new and dw_new (the gradient,
+ * decayed in place when lambda != 0), b_new and db_new. With use_biases 0
+ * the biases blob is given whole all the same (a layer whose biases are
+ * frozen): the page updates it only "use_biases == 1", so b_new and db_new
+ * must come back as b and db.
  *
  * learning_rate and weight_decay_lambda are floats; the params are ints, so
  * they travel in millionths: lr_micro, lambda_micro (0..1000000), and the op
@@ -54,13 +56,13 @@ static int run_sgd(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
     op_frame_init(&f, c, vi, PTL_DTYPE);
     PTL_T *w = op_frame_output_from(&f, "w", "w_new", (uint32_t)nw);
     PTL_T *dw = op_frame_output_from(&f, "dw", "dw_new", (uint32_t)nw);
-    PTL_T *b = use_biases ? op_frame_output_from(&f, "b", "b_new", (uint32_t)nb) : NULL;
-    PTL_T *db = use_biases ? op_frame_output_from(&f, "db", "db_new", (uint32_t)nb) : NULL;
+    PTL_T *b = op_frame_output_from(&f, "b", "b_new", (uint32_t)nb);
+    PTL_T *db = op_frame_output_from(&f, "db", "db_new", (uint32_t)nb);
     if (f.status)
         return op_frame_finish(&f, 0);
     const float lr = (float)lr_micro / 1000000.0f;
     struct PTL_S(blob) weights = {.data = w, .diff = dw, .dim = nw, .W = nw, .H = 1, .C = 1};
-    struct PTL_S(blob) biases = {.data = b, .diff = db, .dim = use_biases ? nb : 0, .W = nb, .H = 1, .C = 1};
+    struct PTL_S(blob) biases = {.data = b, .diff = db, .dim = nb, .W = nb, .H = 1, .C = 1};
 #if PTL_OP_FP == 32
     struct optim_args args = {.weights = &weights, .biases = &biases, .learning_rate = lr,
 #if SGD_HAS_DECAY
