@@ -52,6 +52,7 @@ from typing import IO, Iterator
 from harness import results_db
 from harness.cache_layout import BUILDS, DIRECTORY_STORES, FILE_STORES, IN_USE_LOCK, RESULTS_DB, default_root
 from harness.option_values import OptionValueError, number
+from harness.stdout_lines import print_lines
 
 DAY = 86400.0
 
@@ -258,5 +259,5 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"ptl cache: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    print("\n".join(lines), flush=True)
+    print_lines(lines)
     return status

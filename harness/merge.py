@@ -39,6 +39,7 @@ from pathlib import Path
 from harness import expectations, perf_gate, sharding
 from harness.reports import (CSV_COLUMNS, completeness, incomplete, write_csv_records, write_junit_cases,
                              write_summary)
+from harness.stdout_lines import print_lines
 
 EXAMPLES = 3   # ids named in one error line
 
@@ -306,8 +307,8 @@ def main(argv: list[str]) -> int:
         if args.markdown:
             _append(args.markdown, f"### merge refused\n\n{exc}\n")
         return 2
-    print("\n".join(f"merge: {line}" for line in summary_lines(summary)))
-    print(f"merge: {len(args.shards)} shards -> {args.out}")
+    print_lines([*(f"merge: {line}" for line in summary_lines(summary)),
+                 f"merge: {len(args.shards)} shards -> {args.out}"])
     if args.markdown:
         _append(args.markdown, markdown(summary))
     return 0

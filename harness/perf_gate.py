@@ -45,6 +45,7 @@ from pathlib import Path
 from harness.files import write_atomically
 from harness import sharding, team_order
 from harness.reports import incomplete
+from harness.stdout_lines import print_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_DIR = ROOT / "reports" / "baseline"
@@ -340,7 +341,7 @@ def main(argv: list[str]) -> int:
     finally:
         if args.run:
             shutil.rmtree(results.parent, ignore_errors=True)
-    print("\n".join(lines))
+    print_lines(lines)
     return 0
 
 

@@ -380,6 +380,12 @@ MUTATIONS = [
              "    if (a->biases->dim > 0)\n",
              "sgd-fp32-update-nw7xnb3-use_biases0",
              "sgd-fp32-update-nw7xnb3-use_biases0-lr_micro10000-lambda_micro0-direct-c3"),
+    Mutation("batchnorm_takes_torchs_default_epsilon",  # 1e-5 whatever eps[0] says
+             "sources/pulp_norms_fp32.c",
+             "a->B, hw, a->C * hw, a->eps[0], &mean);",
+             "a->B, hw, a->C * hw, 1e-5f, &mean);",
+             "batchnorm-fp32-fw-B2xC3xH2xW2",
+             "batchnorm-fp32-fw-B2xC3xH2xW2xeps_micro100000-direct-c3"),
     Mutation("kernel_index_out_of_range_returns_silently",  # no line printed, C left as it was
              "sources/pulp_mm_manager_fp32.c",
              "        /* A result that can never pass a check, rather than a stale C. */\n",

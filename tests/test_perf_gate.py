@@ -247,3 +247,14 @@ def test_partial_merges_only_the_variants_present_and_updates_those_the_gate_fai
     _baseline(tmp_path / "other.txt", old, {"riscv64-unknown-elf-gcc": "13.2.0", "qemu": "8.2"})
     with pytest.raises(BaselineError, match="--partial: .*other.txt was made with another toolchain"):
         perf_gate.update(tmp_path / "results.csv", "qemu", tmp_path / "other.txt", partial=True)
+
+
+def test_an_update_read_by_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    _baseline(tmp_path / "qemu.txt", {"a-k-c1": Counts("instructions", 10, 10)})
+    _write_results(tmp_path / "results.csv", [("a-k-c1", "passed", "qemu", "instructions", 11, 11, "")])
+    # `true` reads nothing and is gone long before the update prints (`| head -1` after a first line)
+    piped = subprocess.run(f"{sys.executable} -m harness baseline update --from {tmp_path / 'results.csv'} "
+                           f"--out {tmp_path / 'qemu.txt'} | true", shell=True, cwd=ROOT, capture_output=True,
+                           text=True)
+    assert piped.stderr == ""
+    assert perf_gate.read_baseline(tmp_path / "qemu.txt")["a-k-c1"] == Counts("instructions", 11, 11)

@@ -13,7 +13,8 @@ unfrozen one must overwrite them (golden/norm.py, edge_inputs).
 BatchNorm (self-forked over channels), LayerNorm (rows over the cores the
 runner forks) and RMSNorm (self-forked partial sums; its bodies
 sum_of_squares_fp32_cl and weighted_scaling_fp32_cl also on their own): FP32
-FW, epsilon 1e-5. NoNorm (rows over the cores): FW in fp32, fp16 and bf16
+FW, epsilon 1e-5, and 0.1 on one shape each (`eps_micro`), so that a
+library that ignores eps[0] fails. NoNorm (rows over the cores): FW in fp32, fp16 and bf16
 (pulp_nonorm_fp16_fw_cl, Nonorm_args_fp16, in the published headers). The
 published headers also declare FP16 RMSNorm and interpolation, which are not
 covered: the API does not say in which precision their sums and source
@@ -118,8 +119,13 @@ INSTNORM = OpEntry(
     footprint=_footprint,
 )
 
-EPS_MICRO = 10      # 1e-5
-EPS = float(np.float32(EPS_MICRO) / np.float32(1e6))
+EPS_MICRO = 10      # 1e-5; a shape may give its own eps_micro
+STRONG_EPS = dict(eps_micro=100000)   # 0.1: against a variance near 1/3, a hard-coded 1e-5 is 15% off
+
+
+def _eps(c) -> float:
+    """The case's epsilon, as the runner makes it: (float)eps_micro / 1e6f in binary32."""
+    return float(np.float32(c.shape.get("eps_micro", EPS_MICRO)) / np.float32(1e6))
 
 
 def _fw_entry(name: str, shapes, inputs, params, reference, cores=(1, 3, 8), split=None, unit="norm",
@@ -144,16 +150,17 @@ def _fw_entry(name: str, shapes, inputs, params, reference, cores=(1, 3, 8), spl
 
 BATCHNORM = _fw_entry(
     "batchnorm", tuple(dict(B=b, C=c, H=h, W=w) for b, c, h, w in (
-        (1, 1, 1, 1), (2, 3, 2, 2), (4, 8, 3, 3), (1, 9, 4, 4), (3, 2, 5, 7))),
+        (1, 1, 1, 1), (2, 3, 2, 2), (4, 8, 3, 3), (1, 9, 4, 4), (3, 2, 5, 7))) + (dict(B=2, C=3, H=2, W=2, **STRONG_EPS),),
     lambda c: {"x": (c.shape["B"] * c.shape["C"] * c.shape["H"] * c.shape["W"],), "coeff": (2 * c.shape["C"],)},
-    lambda c: {**c.shape, "eps_micro": EPS_MICRO},
-    lambda c, inputs: norm.batchnorm(inputs, c.shape["B"], c.shape["C"], format_named(c.dtype), EPS))
+    lambda c: {"eps_micro": EPS_MICRO, **c.shape},
+    lambda c, inputs: norm.batchnorm(inputs, c.shape["B"], c.shape["C"], format_named(c.dtype), _eps(c)))
 
 LAYERNORM = _fw_entry(
-    "layernorm", tuple(dict(rows=r, n=n) for r, n in ((1, 1), (3, 8), (8, 7), (9, 16), (16, 64))),
+    "layernorm", tuple(dict(rows=r, n=n) for r, n in ((1, 1), (3, 8), (8, 7), (9, 16), (16, 64)))
+    + (dict(rows=3, n=8, **STRONG_EPS),),
     lambda c: {"x": (c.shape["rows"] * c.shape["n"],), "coeff": (2 * c.shape["n"],)},
-    lambda c: {**c.shape, "eps_micro": EPS_MICRO},
-    lambda c, inputs: norm.layernorm(inputs, c.shape["rows"], format_named(c.dtype), EPS),
+    lambda c: {"eps_micro": EPS_MICRO, **c.shape},
+    lambda c, inputs: norm.layernorm(inputs, c.shape["rows"], format_named(c.dtype), _eps(c)),
     split=core_split.rows())   # size / step_size rows over the cores
 
 RMSNORM = _fw_entry(

@@ -162,11 +162,12 @@ def _mean_std_values(c, inputs: dict) -> dict:
 
 
 MEAN_STD = _entry(
-    "mean_std", (dict(n=8), dict(n=17), dict(n=1000), dict(n=16, constant=1)), _flat("x"),
-    lambda c: {"n": c.shape["n"], "eps_micro": EPS_MICRO},
+    "mean_std", (dict(n=8), dict(n=17), dict(n=1000), dict(n=16, constant=1), dict(n=17, eps_micro=100000)),
+    _flat("x"),
+    lambda c: {"n": c.shape["n"], "eps_micro": c.shape.get("eps_micro", EPS_MICRO)},   # 0.1: the `epsilon` field read
     # epsilon: the binary32 quotient the runner computes, rounded to the format as the FP16 twin holds it
-    lambda c, i: utils.mean_std(i["x"], float(format_named(c.dtype).round(np.float32(EPS_MICRO) / np.float32(1e6))),
-                                format_named(c.dtype)),
+    lambda c, i: utils.mean_std(i["x"], float(format_named(c.dtype).round(
+        np.float32(c.shape.get("eps_micro", EPS_MICRO)) / np.float32(1e6))), format_named(c.dtype)),
     cores=(1,), input_values=_mean_std_values, dtypes=WITH_FP16,
     # The FP16 twin may sum in its own format (golden/utils.py, mean_std):
     # E[x^2] of 1000 elements then takes 2999 roundings, and at u = 2^-8 or
