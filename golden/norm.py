@@ -170,7 +170,7 @@ def instnorm(inputs: dict[str, np.ndarray], step: str, frozen: int, C: int,
 
 
 def edge_inputs(inputs: dict[str, np.ndarray], C: int, constant: int, step: str,
-                fmt: NumberFormat, offset: int = 0) -> dict[str, np.ndarray]:
+                fmt: NumberFormat, offset: int = 0, foreign: bool = False) -> dict[str, np.ndarray]:
     """Channels at different scales (x times 1, 2, 4) around `offset` (a mean
     far from 0 makes sum x^2 / D - mu^2 cancel: the bound must carry the
     terms' magnitude, not the result's), the first `constant` channels (all
@@ -183,14 +183,17 @@ def edge_inputs(inputs: dict[str, np.ndarray], C: int, constant: int, step: str,
     shifted by half a stdev, twice the variance): a frozen FW must use them
     and leave them untouched, an unfrozen one must overwrite them; with x's
     own statistics in the arrays, a FW that ignores the flag, or never
-    stores what it computed, would pass."""
+    stores what it computed, would pass. `foreign` gives the backward steps
+    such statistics too: the page has them "use stored stats", and one that
+    recomputed mu and sigma from x would differ from x's own only by
+    rounding, inside the bound."""
     x = fmt.round(_channels(inputs["x"], C) * (2.0 ** (np.arange(C) % 3))[:, None] + offset)
     if x.shape[1] == 1:
         constant = C               # a single element is a constant channel: make it an exact one
     for c in range(constant):
         x[c] = (c % 5 + 3) / 8.0   # 0.375 .. 0.875: k c and k c^2 on every grid for k <= 64
     mu, v, sigma = statistics(x)
-    if step == "fw":
+    if step == "fw" or foreign:
         mu, v = mu + sigma / 2, 2 * v
     v_rounded = fmt.round(v)
     return dict(inputs, x=x.reshape(inputs["x"].shape), mean=fmt.round(mu), var=v_rounded,

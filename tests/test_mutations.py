@@ -386,6 +386,19 @@ MUTATIONS = [
              "a->B, hw, a->C * hw, 1e-5f, &mean);",
              "batchnorm-fp32-fw-B2xC3xH2xW2",
              "batchnorm-fp32-fw-B2xC3xH2xW2xeps_micro100000-direct-c3"),
+    Mutation("instnorm_wg_recomputes_the_mean_from_x",  # the page: "use stored stats"
+             "sources/pulp_instnorm_impl.h",
+             "        const float mu = IN_F(a->running_mean[c]);\n        float dot = 0.0f, sum_dy = 0.0f;",
+             "        float mu = 0.0f;\n        for (int i = 0; i < D; i++)\n            mu += IN_F(x[i]);\n"
+             "        mu /= (float)D;\n        float dot = 0.0f, sum_dy = 0.0f;",
+             "instnorm-fp32-wg-C3xH4xW4xstored1",
+             "instnorm-fp32-wg-C3xH4xW4xstored1-frozen0-direct-c3"),
+    Mutation("instnorm_bw_ignores_skip_in_grad",  # "WG then IG unless skipped"
+             "sources/pulp_instnorm_fp32.c",
+             "    if (!a->skip_in_grad)\n",
+             "    if (1)\n",
+             "instnorm_skip-fp32-bw-C9xH4xW4",
+             "instnorm_skip-fp32-bw-C9xH4xW4-frozen0-skip2-direct-c3"),
     Mutation("kernel_index_out_of_range_returns_silently",  # no line printed, C left as it was
              "sources/pulp_mm_manager_fp32.c",
              "        /* A result that can never pass a check, rather than a stale C. */\n",

@@ -37,9 +37,12 @@ InstanceNorm runs in fp32, fp16 and bf16. Two limits of the formats:
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from golden import norm
+from golden.bundle import Reference
 from golden.formats import format_named
 from harness import core_split
 from harness.cases import OpEntry
@@ -55,6 +58,7 @@ SHAPES = (
     dict(C=3, H=8, W=8, constant=1),
     dict(C=16, H=8, W=8),                         # realistic
     dict(C=3, H=4, W=4, offset=4),                # mean 4: E[x^2] - mu^2 cancels ~6-50x (fp32 only)
+    dict(C=3, H=4, W=4, stored=1),                # WG, IG, BW given statistics not x's own (edge_inputs)
 )
 
 
@@ -89,6 +93,8 @@ def _zero_variance(c) -> bool:
 
 
 def _applies(c) -> bool:
+    if c.step == "fw" and c.shape.get("stored"):
+        return False                    # the FW's statistics are never x's own (edge_inputs)
     if c.step != "fw" and c.options["frozen"]:
         return False                    # only the FW reads the flag
     if c.shape.get("offset") and c.dtype != "fp32":
@@ -110,7 +116,8 @@ INSTNORM = OpEntry(
     inputs=_inputs,
     params=_params,
     input_values=lambda c, inputs: norm.edge_inputs(inputs, c.shape["C"], c.shape.get("constant", 0), c.step,
-                                                    format_named(c.dtype), c.shape.get("offset", 0)),
+                                                    format_named(c.dtype), c.shape.get("offset", 0),
+                                                    foreign=bool(c.shape.get("stored"))),
     reference=lambda c, inputs: norm.instnorm(inputs, c.step, c.options["frozen"], c.shape["C"],
                                               format_named(c.dtype)),
     cores=(1, 3, 8),
@@ -118,6 +125,27 @@ INSTNORM = OpEntry(
     kernel_names=lambda dtype: ("direct",),
     footprint=_footprint,
 )
+
+# InstanceNorm's BW with one half skipped ("`_bw_cl` = WG then IG unless
+# skipped"): skip_wg_grad (skip 1) or skip_in_grad (skip 2) set, the
+# skipped gradient given as a finite copy (dcoeff0, dx0) that must come
+# back bit for bit, the other computed as in the BW.
+SKIPPED = {1: "dcoeff", 2: "dx"}   # ops_norm.c's IN_SKIP_WG, IN_SKIP_IG
+
+
+def _skip_reference(c, inputs):
+    out = norm.instnorm(inputs, "bw", 0, c.shape["C"], format_named(c.dtype))
+    name = SKIPPED[c.options["skip"]]
+    start = inputs[f"{name}0"].reshape(out[name].value.shape)
+    return {**out, name: Reference(start, np.abs(start), 0)}
+
+
+INSTNORM_SKIP = replace(
+    INSTNORM, name="instnorm_skip", runner_op=lambda dtype: f"instnorm_skip_{build_of(dtype)}", steps=("bw",),
+    shapes=(dict(C=3, H=2, W=2), dict(C=9, H=4, W=4)), options={"frozen": (0,), "skip": tuple(SKIPPED)},
+    inputs=lambda c: {**_inputs(c), "dcoeff0": (2 * c.shape["C"],), "dx0": (c.shape["C"], c.shape["H"], c.shape["W"])},
+    reference=_skip_reference)
+
 
 EPS_MICRO = 10      # 1e-5; a shape may give its own eps_micro
 STRONG_EPS = dict(eps_micro=100000)   # 0.1: against a variance near 1/3, a hard-coded 1e-5 is 15% off
@@ -187,4 +215,4 @@ WEIGHTED_SCALING = _fw_entry(
     "weighted_scaling", RMS_BODY_SHAPES, lambda c: {"x": (c.shape["n"],), "coeff": (c.shape["n"] + 1,)},
     lambda c: dict(c.shape), lambda c, inputs: norm.weighted_scaling(inputs))
 
-ENTRIES = [INSTNORM, BATCHNORM, LAYERNORM, RMSNORM, NONORM, SUM_OF_SQUARES, WEIGHTED_SCALING]
+ENTRIES = [INSTNORM, INSTNORM_SKIP, BATCHNORM, LAYERNORM, RMSNORM, NONORM, SUM_OF_SQUARES, WEIGHTED_SCALING]

@@ -32,9 +32,14 @@
 #endif
 
 
-static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+/* instnorm_skip's `skip`: the BW with WG or IG skipped (skip_wg_grad,
+ * skip_in_grad: "`_bw_cl` = WG then IG unless skipped"). The skipped
+ * gradient starts as a copy of the finite input dcoeff0 or dx0 and must
+ * come back as it. */
+enum { IN_SKIP_NONE = 0, IN_SKIP_WG = 1, IN_SKIP_IG = 2 };
+
+static int instnorm_variant(const struct ptl_case *c, uint32_t vi, int skip)
 {
-    (void)v; /* direct code: no kernel index */
     const int C = ptl_param(c, "C", vi), H = ptl_param(c, "H", vi), W = ptl_param(c, "W", vi);
     const int step = ptl_param(c, "step", vi), frozen = ptl_param(c, "frozen", vi);
     if (C < 1 || H < 1 || W < 1 || step < PTL_STEP_FW || step > PTL_STEP_BW || (frozen != 0 && frozen != 1)) {
@@ -54,11 +59,13 @@ static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t
     PTL_T *var = fw ? op_frame_output_from(&f, "var", "var_out", nc) : op_frame_input(&f, "var", nc);
     PTL_T *stdev = fw ? op_frame_output_from(&f, "stdev", "stdev_out", nc) : op_frame_input(&f, "stdev", nc);
     PTL_T *y = fw ? op_frame_output(&f, "y", n) : NULL;
-    PTL_T *dcoeff = wg ? op_frame_output(&f, "dcoeff", 2 * nc) : NULL;
+    PTL_T *dcoeff = skip == IN_SKIP_WG ? op_frame_output_from(&f, "dcoeff0", "dcoeff", 2 * nc)
+                    : wg ? op_frame_output(&f, "dcoeff", 2 * nc) : NULL;
     /* WG writes no input gradient, but TRAINLIB_API.md does not say that
      * input->diff may then be NULL (the published body forms input->diff +
      * c * D there): WG gets a guarded NaN buffer that nothing reads. */
-    PTL_T *dx = ig ? op_frame_output(&f, "dx", n) : wg ? op_frame_scratch(&f, n) : NULL;
+    PTL_T *dx = skip == IN_SKIP_IG ? op_frame_output_from(&f, "dx0", "dx", n)
+                : ig ? op_frame_output(&f, "dx", n) : wg ? op_frame_scratch(&f, n) : NULL;
     if (f.status)
         return op_frame_finish(&f, 0);
     struct PTL_S(blob) input = {.data = x, .diff = dx, .dim = (int)n, .W = W, .H = H, .C = C};
@@ -67,7 +74,8 @@ static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t
     struct PTL_S(InstNorm_args) args = {
         .input = &input, .output = &output, .coeff = &coeff_blob,
         .running_mean = mean, .running_var = var, .running_stdev = stdev,
-        .freeze_running_params = frozen, .skip_wg_grad = !wg, .skip_in_grad = !ig,
+        .freeze_running_params = frozen, .skip_wg_grad = !wg || skip == IN_SKIP_WG,
+        .skip_in_grad = !ig || skip == IN_SKIP_IG,
     };
     ptl_measure_begin(vi);
     if (fw)
@@ -80,6 +88,23 @@ static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t
         PTL_F(pulp_instnorm_, _bw_cl)(&args);
     ptl_measure_end(vi);
     return op_frame_finish(&f, 1);
+}
+
+static int run_instnorm(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v; /* direct code: no kernel index */
+    return instnorm_variant(c, vi, IN_SKIP_NONE);
+}
+
+static int run_instnorm_skip(const struct ptl_case *c, struct ptl_variant v, uint32_t vi)
+{
+    (void)v;
+    const int skip = ptl_param(c, "skip", vi);
+    if (ptl_param(c, "step", vi) != PTL_STEP_BW || (skip != IN_SKIP_WG && skip != IN_SKIP_IG)) {
+        ptl_emit_error(vi, PTL_ERR_BAD_CASE, "instnorm_skip params need step BW and skip 1 (WG) or 2 (IG)");
+        return PTL_ERR_BAD_CASE;
+    }
+    return instnorm_variant(c, vi, skip);
 }
 
 #if PTL_OP_FP == 32
@@ -238,6 +263,8 @@ const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("weighted_scaling"), "n", "x coeff", "y", "none", run_weighted_scaling},
     {PTL_OP_NAME("instnorm"), "C H W step frozen", "x coeff dy mean var stdev",
      "y mean_out var_out stdev_out dcoeff dx", "none", run_instnorm},
+    {PTL_OP_NAME("instnorm_skip"), "C H W step frozen skip", "x coeff dy mean var stdev dcoeff0 dx0",
+     "y mean_out var_out stdev_out dcoeff dx", "none", run_instnorm_skip},
     {0},
 };
 
@@ -246,6 +273,8 @@ const struct ptl_op PTL_OP_TABLE[] = {
 const struct ptl_op PTL_OP_TABLE[] = {
     {PTL_OP_NAME("instnorm"), "C H W step frozen", "x coeff dy mean var stdev",
      "y mean_out var_out stdev_out dcoeff dx", "none", run_instnorm},
+    {PTL_OP_NAME("instnorm_skip"), "C H W step frozen skip", "x coeff dy mean var stdev dcoeff0 dx0",
+     "y mean_out var_out stdev_out dcoeff dx", "none", run_instnorm_skip},
     {0},
 };
 
