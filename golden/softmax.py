@@ -104,10 +104,11 @@ def edge_inputs(inputs: dict[str, np.ndarray], pattern: str, fmt: NumberFormat) 
         x = fmt.round(x * 8.0)
     elif pattern == "negative":     # every element in [-208, -200): a row maximum that starts at 0, not at the
         x = fmt.round(x * 4.0 - 204.0)   # lowest value, gives e^(x - 0) = 0 everywhere (0/0), below expf's range
-    elif pattern == "peaks":        # each row's maximum first, in the middle or last in turn, 100 above the
-        rows = np.atleast_2d(fmt.round(x * 4.0)).copy()   # rest: a max search that misses a position
-        for r, row in enumerate(rows):                     # overflows expf (e^(x - m) past 88.72)
-            row[(0, row.size // 2, row.size - 1)[r % 3]] = fmt.round(np.abs(row).max() + 100.0)
+    elif pattern in ("peaks", "peak_last"):   # each row's maximum first, in the middle or last in turn
+        rows = np.atleast_2d(fmt.round(x * 4.0)).copy()   # (peak_last: last), 100 above the rest: a max search
+        for r, row in enumerate(rows):                     # that misses a position overflows expf (past 88.72)
+            at = row.size - 1 if pattern == "peak_last" else (0, row.size // 2, row.size - 1)[r % 3]
+            row[at] = fmt.round(np.abs(row).max() + 100.0)
         x = rows.reshape(x.shape)
     elif pattern != "uniform":
         raise ValueError(f"no softmax input pattern {pattern!r}")

@@ -406,6 +406,12 @@ MUTATIONS = [
              "matmul_bad_index-fp32-fw-N9xM4xK8-where1",
              "matmul_bad_index-fp32-fw-N9xM4xK8-where1-out_of_range-c8",
              reports="printed nothing and left C as it was"),
+    Mutation("vector_softmax_maximum_skips_the_last_core",  # mutation bench seed 12: the same result
+             "sources/pulp_softmax_fp32.c",                      # unless the maximum is in the last block
+             "    for (int c = 1; c < cores; c++)\n        m = job->buffer[c] > m",
+             "    for (int c = 1; c < cores - 1; c++)\n        m = job->buffer[c] > m",
+             "vector_softmax-fp32-fw-n19xpatternpeak_last",
+             "vector_softmax-fp32-fw-n19xpatternpeak_last-direct-c3"),
     Mutation("transpose_matrix_with_n_and_m_swapped",  # right only for square matrices
              "sources/pulp_utils_moves_impl.h",
              "        a->out_matrix[o] = a->in_matrix[i * a->M + j];",

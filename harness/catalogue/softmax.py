@@ -49,6 +49,7 @@ ROW_SHAPES = (
 VECTOR_SHAPES = tuple(dict(n=n, pattern=p) for n, p in (
     (1, "uniform"), (7, "uniform"), (8, "spread"), (9, "uniform"), (17, "large"), (24, "equal"),
     (1000, "spread"), (17, "peaks"),             # one row: its maximum first
+    (19, "peak_last"),                           # its maximum last: in the last core's block (3 cores: 14..18)
     (19, "negative"),
 ))
 
