@@ -182,6 +182,35 @@ def test_a_child_started_with_die_with_parent_gets_sigkill_when_its_parent_dies(
     assert die_with_parent() is not None   # Linux: the mechanism is there, not silently skipped
 
 
+# A farm's control server starts a board's QEMU from a request thread that
+# then ends (harness/board/virtual.py); here a sleeper stands in for QEMU.
+FARM = """
+import sys, threading, time
+from harness.board.virtual import spawn_dying_with_this_process
+request = threading.Thread(target=spawn_dying_with_this_process,
+                           args=([sys.executable, "-c", "import time; time.sleep(300)", sys.argv[1]],))
+request.start()
+request.join()
+time.sleep(300)
+"""
+
+
+def test_a_virtual_boards_qemu_outlives_the_request_thread_that_started_it_but_not_the_farm():
+    marker = f"ptl-virtual-board-{os.getpid()}"
+    farm = subprocess.Popen([sys.executable, "-c", FARM, marker], cwd=ROOT)
+    try:
+        assert wait_for(lambda: processes_mentioning(marker), 30), "the board never started"
+        time.sleep(1)
+        assert processes_mentioning(marker), "the board died with the request thread that started it"
+        os.kill(farm.pid, signal.SIGKILL)
+        assert wait_for(lambda: not processes_mentioning(marker), 5), "the board outlived its farm"
+    finally:
+        farm.kill()
+        farm.wait()
+        for pid in processes_mentioning(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_the_parent_death_signal_reaches_the_child_only_and_the_group_guard_the_whole_tree():
     """GVSOC's launcher starts the simulator as its own child: the signal kills
     the launcher and leaves the simulator running; run_command(tree=True)

@@ -23,6 +23,7 @@ start one in-process.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -74,6 +75,24 @@ class BoardError(Exception):
     """A control command failed; the message says why."""
 
 
+# A board's QEMU ran without the parent-death signal (harness/child_process.py)
+# and outlived a farm killed mid-run (seen 2026-12-08: a test session
+# stopped with SIGTERM left its virtual board running). It is (re)started
+# from the control server's request threads, which end, and prctl(2) says
+# the signal follows the thread that forks (this machine's kernel sends it
+# only when the whole process dies). So every board's QEMU is forked by one
+# thread that lives as long as this process: under either reading it gets
+# SIGKILL when the process dies, however it dies, and not before.
+_SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="ptl-board-spawner")
+
+
+def spawn_dying_with_this_process(argv: list[str], **popen) -> subprocess.Popen:
+    """subprocess.Popen(argv, **popen) in its own session, forked by the
+    spawner thread with the parent-death signal."""
+    return _SPAWNER.submit(subprocess.Popen, argv, start_new_session=True, preexec_fn=die_with_parent(),
+                           **popen).result()
+
+
 class VirtualBoard:
     def __init__(self, name: str, workdir: Path, console: str = "socket", serial_port: int | None = None):
         if console not in CONSOLES:
@@ -111,8 +130,7 @@ class VirtualBoard:
             raise BoardError(f"{self.name} has no firmware: flash it first")
         self.monitor_path.unlink(missing_ok=True)
         log = open(self.workdir / "qemu.log", "ab")
-        self.process = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                        start_new_session=True)
+        self.process = spawn_dying_with_this_process(self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         log.close()
         if not wait_listening(self.uart_port, START_TIMEOUT, self.process):
             self._stop()
@@ -320,13 +338,10 @@ def start_ser2net(config: str, workdir: Path) -> subprocess.Popen:
     path = Path(workdir) / "ser2net.yaml"
     path.write_text(config)
     log = open(Path(workdir) / "ser2net.log", "ab")
-    # SIGKILL when this process dies (harness/child_process.py). Only here: the
-    # parent-death signal follows the thread that forks, and ser2net is started
-    # from the farm's own thread of control, while a virtual board's QEMU is
-    # restarted from the control server's request threads, which end.
-    process = subprocess.Popen([binary, "-n", "-u", "-c", str(path), "-P", str(Path(workdir) / "ser2net.pid")],
-                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True, preexec_fn=die_with_parent())
+    # SIGKILL when this process dies (harness/child_process.py), as every board's QEMU.
+    process = spawn_dying_with_this_process(
+        [binary, "-n", "-u", "-c", str(path), "-P", str(Path(workdir) / "ser2net.pid")],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     log.close()
     return process
 
