@@ -8,7 +8,7 @@ import pytest
 from harness import catalogue
 from harness.cases import STEP_CODES, Variant
 from harness.kernels import kernel_table, kernel_tables
-from harness.catalogue.linalg import ENTRIES, LINEAR, MATMUL
+from harness.catalogue.linalg import ENTRIES, LINEAR, MATMUL, MATMUL_BIAS
 
 ALL_VARIANTS = [v for entry in ENTRIES for v in entry.variants()]
 MATMUL_CASES = MATMUL.cases()
@@ -109,7 +109,9 @@ def test_runner_params_and_input_shapes_follow_the_case():
 
 def test_the_matmul_bias_is_checked_both_ways_on_shapes_where_the_axes_differ():
     biased = [c for c in MATMUL_CASES if c.options["bias"]]
-    assert {c.options["bias"] for c in biased} == {1, 2}
+    # per column, per row, and a bias given with USE_BIASES 0 (`unused`), on the same shapes
+    assert {c.options["bias"] for c in biased} == {MATMUL_BIAS["per_column"], MATMUL_BIAS["per_row"],
+                                                   MATMUL_BIAS["unused"]}
     assert all(c.options["trans_B"] == 0 and c.shape["N"] != c.shape["M"] for c in biased)
     assert {c.dtype for c in biased} == {"fp32", "fp16", "bf16"}
     assert MATMUL.runner_op("bf16") == "matmul_fp16" and MATMUL.runner_op("fp32") == "matmul_fp32"
