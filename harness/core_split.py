@@ -133,4 +133,3 @@ def judge(case, kernel: int, cores: int, core: int, bits: dict[str, np.ndarray],
         expected = fmt.to_bits(references[name].value.reshape(-1)).astype(actual.dtype)
         judged[name] = np.where(mine, actual, expected).reshape(bits[name].shape)
     return reports, judged
-

@@ -4,8 +4,9 @@ Console output is scanned for lines that start with the record marker; all
 other lines (boot banners, library printf) are kept as plain text for
 failure messages, and each line printed after one VARIANT record and before
 the next as that variant's own (what the library printed while it ran: the
-API's "prints" and "the caller must be able to see" are judged by it). A marked line that does not parse, fails its CRC, or
-breaks the sequence raises TransportError: nothing unchecked is believed.
+API's "prints" and "the caller must be able to see" are judged by it). A
+marked line that does not parse, fails its CRC, or breaks the sequence
+raises TransportError: nothing unchecked is believed.
 """
 from __future__ import annotations
 
