@@ -119,7 +119,7 @@ def _bad_index_rejects(c, inputs, references, outputs, printed) -> list[str]:
     C = outputs["C"]
     if printed or not np.isfinite(C).all():
         return []
-    index = "-1" if c.options["where"] == BAD_INDEX["below"] else "the first past the library's table"
+    index = "-1" if c.options["where"] == BAD_INDEX["below"] else "one past the end of the library's table"
     product = references["C"]
     if np.array_equal(C, inputs["C0"].reshape(C.shape)):
         written = "left C as it was"
